@@ -1,0 +1,5 @@
+import sys
+
+from judgekit.cli import main
+
+sys.exit(main())

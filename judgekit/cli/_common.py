@@ -1,0 +1,38 @@
+"""Helpers shared by CLI sub-commands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from judgekit.diffs import DEFAULT_INFRA_PATHS
+
+
+def add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options every command that scores results accepts."""
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help="run files (.json, .jsonl) or directories holding them")
+    parser.add_argument("--mixed-models", action="store_true",
+                        help="compare arms even when different models served them")
+    parser.add_argument("--exclude", action="append", default=None, metavar="PREFIX",
+                        help="infrastructure path prefix to leave out of both sides "
+                             f"(repeatable; default: {' '.join(DEFAULT_INFRA_PATHS)})")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the bootstrap intervals")
+    parser.add_argument("--no-similarity", action="store_true",
+                        help="skip the embedding similarity of diffs (index extra)")
+
+
+def exclude_from(args: argparse.Namespace) -> tuple[str, ...]:
+    return tuple(args.exclude) if args.exclude else DEFAULT_INFRA_PATHS
+
+
+def print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, indent=2, default=str)
+    sys.stdout.write("\n")
+
+
+def say(message: str) -> None:
+    """One line of progress or status on stderr."""
+    print(message, file=sys.stderr)

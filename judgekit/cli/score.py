@@ -1,0 +1,38 @@
+"""``judgekit score PATH...``: score runs, print a table or JSON, write summary and report."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from judgekit.cli._common import add_scoring_arguments, exclude_from, print_json, say
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("score", help="score runs: precision/recall/F1, test status, arm stats",
+                       description="Score runs: file-level precision/recall/F1, honest test "
+                                   "statuses, per-arm statistics and paired comparisons.")
+    add_scoring_arguments(p)
+    p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
+    p.add_argument("--out", type=Path, metavar="DIR",
+                   help="write summary.json, report.md and report.html into DIR")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from judgekit.evaluate import evaluate
+    from judgekit.report import write_reports
+    from judgekit.report.terminal import print_summary
+
+    result = evaluate(args.paths, judge=None, audit=False, pairwise=False,
+                      exclude=exclude_from(args), mixed_models=args.mixed_models,
+                      seed=args.seed, similarity=not args.no_similarity)
+    if args.out:
+        write_reports(result, args.out)
+    if args.json:
+        print_json(result.summary_dict())
+    else:
+        print_summary(result)
+        if args.out:
+            say(f"wrote {args.out / 'summary.json'}, {args.out / 'report.md'}")
+    return 0

@@ -1,0 +1,123 @@
+"""The verdict cache: a content-addressed SQLite file that makes re-runs free and resumable.
+
+Each valid verdict is committed the moment its item completes (WAL journal), so a run
+killed at any point, even with ``kill -9``, loses only the items in flight. The file also
+records submitted provider batches, so a restarted ``--batch`` run polls them instead of
+submitting again. No key material is ever written.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "v.sqlite"
+    >>> with VerdictCache(path) as cache:
+    ...     cache.put("h1", CachedVerdict(verdict={"winner": "A"}, tries=1, model="m"))
+    ...     cache.get("h1").verdict
+    {'winner': 'A'}
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from judgekit.engine.structured import canonical_json
+from judgekit.engine.types import Usage
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS verdicts (
+    hash TEXT PRIMARY KEY,
+    data TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS batches (
+    batch_id TEXT PRIMARY KEY,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    items TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created REAL NOT NULL
+);
+"""
+
+
+class CachedVerdict(BaseModel):
+    """What the cache keeps of a valid outcome."""
+
+    verdict: dict[str, Any]
+    tries: int
+    model: str
+    usage: Usage = Field(default_factory=Usage)
+    cost_usd: float = 0.0
+    soft_failures: list[str] = Field(default_factory=list)
+
+
+def request_hash(provider: str, model: str, params: dict[str, Any], system: str, prompt: str,
+                 schema: dict[str, Any], name: str) -> str:
+    """sha256 of everything that shapes the answer (never the item key or API key)."""
+    material = canonical_json({
+        "provider": provider, "model": model, "params": params, "system": system,
+        "prompt": prompt, "schema": schema, "name": name,
+    })
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+class VerdictCache:
+    """SQLite store of valid verdicts (by request hash) and of submitted batches."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
+                                   timeout=30.0)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    def get(self, key: str) -> CachedVerdict | None:
+        row = self._db.execute("SELECT data FROM verdicts WHERE hash = ?", (key,)).fetchone()
+        return CachedVerdict.model_validate_json(row[0]) if row else None
+
+    def put(self, key: str, value: CachedVerdict) -> None:
+        """Store and commit at once (autocommit mode: one durable transaction per item)."""
+        self._db.execute(
+            "INSERT OR REPLACE INTO verdicts (hash, data, created) VALUES (?, ?, ?)",
+            (key, value.model_dump_json(), time.time()),
+        )
+
+    def __len__(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0])
+
+    # -- provider batches -------------------------------------------------------------
+    def add_batch(self, batch_id: str, provider: str, model: str, items: dict[str, str]) -> None:
+        """Record a submitted batch; ``items`` maps the batch's custom ids to request hashes."""
+        self._db.execute(
+            "INSERT OR REPLACE INTO batches (batch_id, provider, model, items, status, created)"
+            " VALUES (?, ?, ?, ?, 'submitted', ?)",
+            (batch_id, provider, model, json.dumps(items), time.time()),
+        )
+
+    def open_batches(self, provider: str, model: str) -> list[tuple[str, dict[str, str]]]:
+        """Batches submitted for this model and not yet collected, oldest first."""
+        rows = self._db.execute(
+            "SELECT batch_id, items FROM batches WHERE provider = ? AND model = ?"
+            " AND status = 'submitted' ORDER BY created",
+            (provider, model),
+        ).fetchall()
+        return [(bid, json.loads(items)) for bid, items in rows]
+
+    def close_batch(self, batch_id: str, status: str = "collected") -> None:
+        self._db.execute("UPDATE batches SET status = ? WHERE batch_id = ?", (status, batch_id))
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> VerdictCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,84 @@
+"""Find a verdict in a model's answer and check it against its JSON Schema.
+
+Example:
+    >>> extract_json('Here it is:\\n```json\\n{"winner": "A"}\\n```')
+    {'winner': 'A'}
+    >>> schema_problems({"winner": "C"}, {"type": "object",
+    ...     "properties": {"winner": {"enum": ["A", "B"]}}})
+    ["winner: 'C' is not one of ['A', 'B']"]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from judgekit.errors import ConfigError
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)```", re.DOTALL)
+_validators: dict[str, Draft202012Validator] = {}
+_decoder = json.JSONDecoder()
+
+
+def extract_json(text: str) -> dict[str, Any] | None:
+    """Return the first JSON object in ``text``: the whole text, a fenced block, or a bare
+    ``{...}`` inside prose. ``None`` when there is none."""
+    stripped = text.strip()
+    if not stripped:
+        return None
+    try:
+        value = json.loads(stripped)
+        if isinstance(value, dict):
+            return value
+    except ValueError:
+        pass
+    for block in _FENCE.findall(text):
+        try:
+            value = json.loads(block)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    start = text.find("{")
+    while start != -1:
+        try:
+            value, _ = _decoder.raw_decode(text, start)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            return value
+        start = text.find("{", start + 1)
+    return None
+
+
+def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
+    """A compiled validator for ``schema`` (memoised by the schema's canonical JSON)."""
+    ident = canonical_json(schema)
+    found = _validators.get(ident)
+    if found is None:
+        try:
+            Draft202012Validator.check_schema(schema)
+        except SchemaError as exc:
+            raise ConfigError(f"invalid verdict schema: {exc.message}") from None
+        found = _validators[ident] = Draft202012Validator(schema)
+    return found
+
+
+def schema_problems(verdict: Any, schema: dict[str, Any], limit: int = 10) -> list[str]:
+    """Validation errors of ``verdict`` against ``schema``, as short readable lines."""
+    problems = []
+    for err in validator_for(schema).iter_errors(verdict):
+        where = ".".join(str(p) for p in err.absolute_path)
+        problems.append(f"{where}: {err.message}" if where else err.message)
+        if len(problems) >= limit:
+            break
+    return sorted(problems)
+
+
+def canonical_json(value: Any) -> str:
+    """Deterministic JSON text (sorted keys, no spaces): the basis of cache keys."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

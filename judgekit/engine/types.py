@@ -1,0 +1,111 @@
+"""The data judgekit's engine takes in and gives back.
+
+A caller builds :class:`JudgeRequest` objects, hands them to
+:class:`judgekit.engine.Engine`, and gets one :class:`ItemOutcome` per request, in order.
+
+Example:
+    >>> req = JudgeRequest(
+    ...     key="pairwise/flask-001/a|b/order1",
+    ...     system="You compare two patches.",
+    ...     prompt="Patch A: ...\\nPatch B: ...",
+    ...     schema={"type": "object", "required": ["winner"],
+    ...             "properties": {"winner": {"enum": ["A", "B", "draw"]}}},
+    ... )
+    >>> req.name
+    'submit_verdict'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+#: The three states every item ends in. ``unscored`` and ``error`` never count as a score.
+State = Literal["valid", "unscored", "error"]
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One question to the judge model.
+
+    Attributes:
+        key: unique id of the item within a run (reported back in the outcome).
+        system: static prefix (instructions, rubric); sent first and marked cacheable.
+        prompt: the per-item content.
+        schema: JSON Schema the verdict object must satisfy.
+        name: name of the tool / function / response format the verdict is asked through.
+        check: semantic checks beyond the schema; a non-empty list of problems makes the
+            engine re-ask in the same conversation, bounded by ``max_tries``, then the item
+            is ``unscored``.
+        soft_check: like ``check`` but re-asked at most once; if the problems persist the
+            verdict is accepted and the problems are kept in ``soft_failures``.
+    """
+
+    key: str
+    system: str
+    prompt: str
+    schema: dict[str, Any]
+    name: str = "submit_verdict"
+    check: Callable[[dict[str, Any]], list[str]] | None = None
+    soft_check: Callable[[dict[str, Any]], list[str]] | None = None
+
+
+class Usage(BaseModel):
+    """Tokens of one or more calls.
+
+    ``input_tokens`` counts only uncached input; cache reads and writes are counted apart
+    because they are priced apart.
+    """
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+        )
+
+
+class ItemOutcome(BaseModel):
+    """What became of one request. Exactly one per request.
+
+    Attributes:
+        state: ``valid`` (``verdict`` set), ``unscored`` (no usable verdict; ``reason`` says
+            why) or ``error`` (the provider refused, e.g. authentication; ``reason``).
+        tries: model answers asked for this item (1 + re-asks); for a cached outcome, the
+            count of the run that produced it.
+        cached: served from the verdict cache without any call.
+        usage, cost_usd: spent by *this* run on the item (zero when cached).
+        retries: transient failures (429, 5xx, timeouts) retried on the way.
+    """
+
+    key: str
+    state: State
+    verdict: dict[str, Any] | None = None
+    reason: str | None = None
+    tries: int = 0
+    cached: bool = False
+    soft_failures: list[str] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    cost_usd: float = 0.0
+    model: str = ""
+    retries: int = 0
+
+
+class Estimate(BaseModel):
+    """What a run would cost: calls to make, items already cached, estimated dollars."""
+
+    calls: int
+    cached: int
+    est_cost_usd: float
+
+    def __str__(self) -> str:
+        return f"{self.calls} calls, ~${self.est_cost_usd:.2f} estimated"

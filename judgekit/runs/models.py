@@ -1,0 +1,125 @@
+"""The judgekit run format: one evaluation result per agent attempt.
+
+A run file is either ``.json`` (a :class:`RunFile` object, or a bare list of results) or
+``.jsonl`` (one :class:`RunResult` a line). These models are the single source of truth
+for the format; ``judgekit schema run`` prints their JSON Schema.
+
+Example:
+    >>> r = RunResult(task=Task(id="flask-001"), arm="baseline", agent_diff="")
+    >>> r.task_id, r.attempt
+    ('flask-001', 0)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TestStatus = Literal["passed", "failed", "vacuous", "timeout", "error", "unknown"]
+"""Honest outcome of a result's test run.
+
+``vacuous`` means the command exited 0 but executed zero tests; it never counts as passed.
+``error`` covers runs the harness itself marked as failed and test commands that died
+before any test ran.
+"""
+
+TEST_STATUSES: tuple[str, ...] = ("passed", "failed", "vacuous", "timeout", "error", "unknown")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Task(_Model):
+    """The benchmark item: a bug-fix commit whose parent the agent starts from."""
+
+    id: str = Field(min_length=1, description="Task id, unique within a suite.")
+    repo: str | None = Field(None, description="owner/name, git URL or local path.")
+    commit: str | None = Field(None, description="The ground-truth fix commit.")
+    description: str | None = Field(None, description="Bug description given to the agent.")
+    test_command: str | None = None
+    language: str | None = None
+    difficulty: str | None = None
+    tags: list[str] = Field(default_factory=list)
+
+
+class TestCounts(_Model):
+    """Test counts, for producers that kept counts but not the raw output."""
+
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    errors: int = 0
+    total: int | None = Field(None, description="Executed tests; derived when omitted.")
+
+
+class TestResult(_Model):
+    """What the task's test command did after the agent finished."""
+
+    exit_code: int | None = None
+    output: str | None = Field(None, description="Combined stdout and stderr.")
+    timed_out: bool = False
+    framework: str | None = Field(
+        None, description="pytest, cargo, go, jest, vitest or unittest; detected when omitted."
+    )
+    counts: TestCounts | None = Field(None, description="Counts, when no output was kept.")
+
+
+class Usage(_Model):
+    """Tokens and cost the agent spent on the attempt."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    cost_usd: float | None = None
+
+
+class RunResult(_Model):
+    """One attempt of one arm on one task."""
+
+    run_id: str | None = None
+    task: Task
+    arm: str = Field(min_length=1, description="The arm (approach) name.")
+    attempt: int = Field(0, ge=0)
+    agent_diff: str | None = Field(None, description="Unified diff of the agent's change.")
+    ground_truth_diff: str | None = Field(None, description="Unified diff of the fix commit.")
+    agent_files: list[str] | None = Field(
+        None, description="Files the agent changed, when no diff was kept."
+    )
+    ground_truth_files: list[str] | None = Field(
+        None, description="Files the fix changed, when no diff was kept."
+    )
+    test: TestResult | None = None
+    duration_s: float | None = Field(None, ge=0)
+    usage: Usage | None = None
+    model: str | None = Field(None, description="The model serving the agent.")
+    transcript: str | None = None
+    harness_status: str = Field(
+        "completed", description="'completed', or the harness's own failure label."
+    )
+    harness_error: str | None = None
+    injected_files: list[str] | None = Field(
+        None, description="Files injected as context (context arms)."
+    )
+    timestamp: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def task_id(self) -> str:
+        return self.task.id
+
+    @property
+    def harness_failed(self) -> bool:
+        return self.harness_status != "completed"
+
+
+class RunFile(_Model):
+    """A ``.json`` run file: results plus optional run-level facts."""
+
+    format: Literal["judgekit.run/v1"] = "judgekit.run/v1"
+    run_id: str | None = None
+    created_at: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    results: list[RunResult]
