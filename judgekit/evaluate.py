@@ -9,10 +9,9 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any, Protocol
 
 from judgekit import stats
 from judgekit.diffs import DEFAULT_INFRA_PATHS
@@ -22,23 +21,33 @@ from judgekit.scoring.models import ScoreSummary
 from judgekit.scoring.score import Similarity, score
 
 
-class EvalResult(BaseModel):
+class JudgedPart(Protocol):
+    """What a judging step (pairwise, audit) hands back to :class:`EvalResult`."""
+
+    def summary_entries(self) -> dict[str, Any]:
+        """Top-level entries it adds to ``summary.json`` (e.g. ``{"pairwise": {...}}``)."""
+        ...
+
+    def records_jsonl(self) -> str:
+        """Its per-item records, one JSON object a line."""
+        ...
+
+
+@dataclass
+class EvalResult:
     """Everything one evaluation produced. ``summary_dict()`` is what ``summary.json`` holds."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    runs: list[RunResult] = Field(default_factory=list, exclude=True)
     summary: ScoreSummary
-    pairwise: Any | None = None
-    audit: Any | None = None
-    notes: list[str] = Field(default_factory=list)
+    runs: list[RunResult] = field(default_factory=list, repr=False)
+    pairwise: JudgedPart | None = None
+    audit: JudgedPart | None = None
+    notes: list[str] = field(default_factory=list)
 
     def summary_dict(self) -> dict[str, Any]:
         data = self.summary.model_dump(mode="json")
-        if self.pairwise is not None:
-            data["pairwise"] = self.pairwise.summary_dict()
-        if self.audit is not None:
-            data["audit"] = self.audit.summary_dict()
+        for part in (self.pairwise, self.audit):
+            if part is not None:
+                data.update(part.summary_entries())
         if self.notes:
             data["notes"] = list(self.notes)
         return data

@@ -1,4 +1,5 @@
-"""Write an evaluation's files: ``summary.json``, ``results.jsonl`` and ``report.md``."""
+"""Write an evaluation's files: ``summary.json``, ``results.jsonl``, ``pairwise.jsonl``,
+``audit.jsonl`` and ``report.md``."""
 
 from __future__ import annotations
 
@@ -18,6 +19,9 @@ def write_reports(result: EvalResult, out_dir: str | Path) -> None:
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     atomic_write_text(out / "results.jsonl", "".join(
         r.model_dump_json() + "\n" for r in result.summary.results))
+    for name, part in (("pairwise.jsonl", result.pairwise), ("audit.jsonl", result.audit)):
+        if part is not None:
+            atomic_write_text(out / name, part.records_jsonl())
     atomic_write_text(out / "report.md", render_markdown(summary))
 
 
