@@ -1,0 +1,34 @@
+"""judgekit's judge engine: one place where every model call is made, validated,
+retried, cached, priced and accounted for.
+
+Example:
+    >>> from judgekit.engine import Engine, EngineConfig, JudgeRequest
+    >>> schema = {"type": "object", "required": ["winner"],
+    ...           "properties": {"winner": {"enum": ["A", "B", "draw"]}}}
+    >>> reqs = [JudgeRequest(key="t1", system="Compare.", prompt="A: ... B: ...", schema=schema)]
+    >>> Engine(EngineConfig(model="anthropic:claude-sonnet-4-5", dry_run=True,
+    ...                     use_cache=False)).estimate(reqs).calls
+    1
+"""
+
+from judgekit.engine.engine import Engine
+from judgekit.engine.options import (
+    HOW_TO_ENABLE,
+    EngineConfig,
+    add_engine_arguments,
+    config_from_args,
+)
+from judgekit.engine.types import Estimate, ItemOutcome, JudgeRequest, State, Usage
+
+__all__ = [
+    "HOW_TO_ENABLE",
+    "Engine",
+    "EngineConfig",
+    "Estimate",
+    "ItemOutcome",
+    "JudgeRequest",
+    "State",
+    "Usage",
+    "add_engine_arguments",
+    "config_from_args",
+]

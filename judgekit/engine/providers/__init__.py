@@ -1,0 +1,117 @@
+"""Model providers: one :class:`Provider` protocol, one module per API.
+
+A provider turns a :class:`~judgekit.engine.types.JudgeRequest` into API calls through
+the provider's structured route, parses answers into :class:`Completion` objects, builds
+the re-ask turns of the repair loop, and speaks the provider's batch API.
+
+Example:
+    >>> from judgekit.engine.options import EngineConfig
+    >>> p = make_provider(EngineConfig(model="openai:gpt-4.1", base_url="http://127.0.0.1:9/v1"))
+    >>> p.name, p.model
+    ('openai', 'gpt-4.1')
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+from judgekit.engine.options import KEY_VARS, EngineConfig
+from judgekit.engine.types import JudgeRequest, Usage
+from judgekit.errors import ConfigError
+
+#: API key used for keyless OpenAI-compatible servers reached through a base URL.
+PLACEHOLDER_KEY = "not-needed"
+
+
+@dataclass
+class Completion:
+    """One answer of the model, parsed.
+
+    ``verdict`` is the object from the structured route, else the first JSON object found
+    in the text, else ``None``; ``parse_problem`` says why it is ``None``.
+    """
+
+    verdict: dict[str, Any] | None
+    text: str
+    usage: Usage
+    assistant: dict[str, Any]
+    tool_call_id: str | None = None
+    parse_problem: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Provider(Protocol):
+    """What the engine needs from a model API."""
+
+    name: str
+    model: str
+
+    def params(self) -> dict[str, Any]:
+        """Sampling parameters that shape the answer (part of the cache key)."""
+
+    def start(self, req: JudgeRequest) -> list[dict[str, Any]]:
+        """The opening conversation turns of ``req``."""
+
+    async def complete(self, req: JudgeRequest, messages: list[dict[str, Any]]) -> Completion:
+        """One call; raises the SDK's errors (the engine retries them)."""
+
+    def follow_up(self, req: JudgeRequest, completion: Completion,
+                  problems: list[str]) -> list[dict[str, Any]]:
+        """Turns to append to re-ask after ``completion`` showed ``problems``."""
+
+    def batch_entry(self, req: JudgeRequest, custom_id: str) -> dict[str, Any]:
+        """One request of a provider batch."""
+
+    async def submit_batch(self, entries: list[dict[str, Any]]) -> str:
+        """Submit a batch; return its id."""
+
+    async def batch_status(self, batch_id: str) -> str:
+        """``"pending"``, ``"ended"`` or ``"failed"``."""
+
+    async def batch_results(self, batch_id: str) -> dict[str, Completion | str]:
+        """Per custom id: the completion, or a reason it failed."""
+
+    async def aclose(self) -> None:
+        """Release connections."""
+
+
+def params_for(config: EngineConfig) -> dict[str, Any]:
+    """The request parameters that shape answers, as recorded in cache keys."""
+    route = "tool" if config.provider == "anthropic" else config.openai_route
+    return {"temperature": config.temperature, "max_tokens": config.max_tokens, "route": route}
+
+
+def make_provider(config: EngineConfig) -> Provider:
+    """The provider named by ``config.model``, with key and base URL resolved."""
+    base_url = config.resolved_base_url()
+    key = os.environ.get(KEY_VARS[config.provider])
+    if not key:
+        if base_url is None:
+            raise ConfigError(f"{KEY_VARS[config.provider]} is not set (needed for {config.model})")
+        key = PLACEHOLDER_KEY
+    if config.provider == "anthropic":
+        from judgekit.engine.providers.anthropic import AnthropicProvider
+
+        return AnthropicProvider(config, api_key=key, base_url=base_url)
+    from judgekit.engine.providers.openai import OpenAIProvider
+
+    return OpenAIProvider(config, api_key=key, base_url=base_url)
+
+
+@lru_cache(maxsize=1)
+def _reask() -> dict[str, str]:
+    path = Path(__file__).resolve().parent.parent / "reask.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def reask_text(problems: list[str], *, tool_name: str | None) -> str:
+    """The user turn that shows the model why its answer was refused."""
+    texts = _reask()
+    how = texts["how_tool"].format(name=tool_name) if tool_name else texts["how_json"]
+    listed = "\n".join(f"- {p}" for p in problems[:10])
+    return texts["template"].format(problems=listed, how=how)

@@ -1,0 +1,136 @@
+"""Anthropic Messages API: verdicts through a forced tool call, system prefix cached.
+
+Example:
+    >>> from judgekit.engine.options import EngineConfig
+    >>> p = AnthropicProvider(EngineConfig(model="anthropic:claude-haiku-4-5"),
+    ...                       api_key="k", base_url="http://127.0.0.1:9")
+    >>> p.params()["max_tokens"]
+    2048
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anthropic
+
+from judgekit.engine.options import EngineConfig
+from judgekit.engine.providers import Completion, params_for, reask_text
+from judgekit.engine.structured import extract_json
+from judgekit.engine.types import JudgeRequest, Usage
+
+_TOOL_DESCRIPTION = "Submit the verdict object."
+
+
+class AnthropicProvider:
+    name = "anthropic"
+
+    def __init__(self, config: EngineConfig, *, api_key: str, base_url: str | None) -> None:
+        self.model = config.model_name
+        self._params = params_for(config)
+        self._temperature = config.temperature
+        self._max_tokens = config.max_tokens
+        self.client = anthropic.AsyncAnthropic(
+            api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout
+        )
+
+    def params(self) -> dict[str, Any]:
+        return dict(self._params)
+
+    def start(self, req: JudgeRequest) -> list[dict[str, Any]]:
+        return [{"role": "user", "content": req.prompt}]
+
+    def _body(self, req: JudgeRequest, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": self._max_tokens,
+            "temperature": self._temperature,
+            "messages": messages,
+            "tools": [{"name": req.name, "description": _TOOL_DESCRIPTION,
+                       "input_schema": req.schema}],
+            "tool_choice": {"type": "tool", "name": req.name},
+        }
+        if req.system:
+            body["system"] = [{"type": "text", "text": req.system,
+                               "cache_control": {"type": "ephemeral"}}]
+        return body
+
+    async def complete(self, req: JudgeRequest, messages: list[dict[str, Any]]) -> Completion:
+        message = await self.client.messages.create(**self._body(req, messages))
+        return parse_message(message)
+
+    def follow_up(self, req: JudgeRequest, completion: Completion,
+                  problems: list[str]) -> list[dict[str, Any]]:
+        text = reask_text(problems, tool_name=req.name)
+        if completion.tool_call_id:
+            user: Any = [{"type": "tool_result", "tool_use_id": completion.tool_call_id,
+                          "content": text, "is_error": True}]
+        else:
+            user = text
+        return [completion.assistant, {"role": "user", "content": user}]
+
+    # -- Message Batches ----------------------------------------------------------
+    def batch_entry(self, req: JudgeRequest, custom_id: str) -> dict[str, Any]:
+        return {"custom_id": custom_id, "params": self._body(req, self.start(req))}
+
+    async def submit_batch(self, entries: list[dict[str, Any]]) -> str:
+        batch = await self.client.messages.batches.create(requests=entries)  # type: ignore[arg-type]
+        return str(batch.id)
+
+    async def batch_status(self, batch_id: str) -> str:
+        batch = await self.client.messages.batches.retrieve(batch_id)
+        return "ended" if batch.processing_status == "ended" else "pending"
+
+    async def batch_results(self, batch_id: str) -> dict[str, Completion | str]:
+        out: dict[str, Completion | str] = {}
+        decoder = await self.client.messages.batches.results(batch_id)
+        async for entry in decoder:
+            result = entry.result
+            if result.type == "succeeded":
+                out[entry.custom_id] = parse_message(result.message)
+            else:
+                out[entry.custom_id] = f"batch request {result.type}"
+        return out
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+
+def parse_message(message: Any) -> Completion:
+    """A :class:`Completion` from an Anthropic ``Message``."""
+    verdict: dict[str, Any] | None = None
+    tool_id: str | None = None
+    texts: list[str] = []
+    content: list[dict[str, Any]] = []
+    for block in message.content or []:
+        kind = getattr(block, "type", None)
+        if kind == "tool_use":
+            content.append({"type": "tool_use", "id": block.id, "name": block.name,
+                            "input": block.input})
+            if tool_id is None:
+                tool_id = block.id
+                verdict = block.input if isinstance(block.input, dict) else None
+        elif kind == "text":
+            texts.append(block.text)
+            if block.text:
+                content.append({"type": "text", "text": block.text})
+    text = "\n".join(texts)
+    problem = None
+    if verdict is None:
+        verdict = extract_json(text)
+        if verdict is None:
+            problem = "no verdict: the answer holds neither a tool call nor a JSON object"
+    if getattr(message, "stop_reason", None) == "max_tokens" and verdict is None:
+        problem = "the answer was cut off at max_tokens"
+    if not content:
+        content = [{"type": "text", "text": "(empty answer)"}]
+    u = message.usage
+    usage = Usage(
+        input_tokens=u.input_tokens or 0,
+        output_tokens=u.output_tokens or 0,
+        cache_read_tokens=getattr(u, "cache_read_input_tokens", None) or 0,
+        cache_write_tokens=getattr(u, "cache_creation_input_tokens", None) or 0,
+    )
+    return Completion(verdict=verdict, text=text, usage=usage,
+                      assistant={"role": "assistant", "content": content},
+                      tool_call_id=tool_id, parse_problem=problem)

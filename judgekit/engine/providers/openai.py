@@ -1,0 +1,169 @@
+"""OpenAI Chat Completions (and compatible servers): JSON-schema response format or a
+forced function call, with JSON-in-text as the fallback.
+
+Example:
+    >>> from judgekit.engine.options import EngineConfig
+    >>> p = OpenAIProvider(EngineConfig(model="openai:gpt-4.1"), api_key="k",
+    ...                    base_url="http://127.0.0.1:9/v1")
+    >>> p.params()["route"]
+    'json_schema'
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import openai
+from openai.types.chat import ChatCompletion
+
+from judgekit.engine.options import EngineConfig
+from judgekit.engine.providers import Completion, params_for, reask_text
+from judgekit.engine.structured import extract_json
+from judgekit.engine.types import JudgeRequest, Usage
+
+_REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
+_PENDING = {"validating", "in_progress", "finalizing", "cancelling"}
+
+
+class OpenAIProvider:
+    name = "openai"
+
+    def __init__(self, config: EngineConfig, *, api_key: str, base_url: str | None) -> None:
+        self.model = config.model_name
+        self._params = params_for(config)
+        self._temperature = config.temperature
+        self._max_tokens = config.max_tokens
+        self._route = config.openai_route
+        self._reasoning = self.model.startswith(_REASONING_PREFIXES)
+        self.client = openai.AsyncOpenAI(
+            api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout
+        )
+
+    def params(self) -> dict[str, Any]:
+        return dict(self._params)
+
+    def start(self, req: JudgeRequest) -> list[dict[str, Any]]:
+        turns: list[dict[str, Any]] = []
+        if req.system:
+            turns.append({"role": "system", "content": req.system})
+        turns.append({"role": "user", "content": req.prompt})
+        return turns
+
+    def _body(self, req: JudgeRequest, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
+        if self._reasoning:
+            body["max_completion_tokens"] = self._max_tokens
+        else:
+            body["max_tokens"] = self._max_tokens
+            body["temperature"] = self._temperature
+        if self._route == "tool":
+            body["tools"] = [{"type": "function", "function": {
+                "name": req.name, "description": "Submit the verdict object.",
+                "parameters": req.schema}}]
+            body["tool_choice"] = {"type": "function", "function": {"name": req.name}}
+        else:
+            body["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": req.name, "schema": req.schema, "strict": False}}
+        return body
+
+    async def complete(self, req: JudgeRequest, messages: list[dict[str, Any]]) -> Completion:
+        response = await self.client.chat.completions.create(**self._body(req, messages))
+        return parse_completion(response)
+
+    def follow_up(self, req: JudgeRequest, completion: Completion,
+                  problems: list[str]) -> list[dict[str, Any]]:
+        if completion.tool_call_id:
+            text = reask_text(problems, tool_name=req.name)
+            return [completion.assistant, {"role": "tool", "tool_call_id": completion.tool_call_id,
+                                           "content": text}]
+        text = reask_text(problems, tool_name=None)
+        return [completion.assistant, {"role": "user", "content": text}]
+
+    # -- Batch API ----------------------------------------------------------------
+    def batch_entry(self, req: JudgeRequest, custom_id: str) -> dict[str, Any]:
+        return {"custom_id": custom_id, "method": "POST", "url": "/v1/chat/completions",
+                "body": self._body(req, self.start(req))}
+
+    async def submit_batch(self, entries: list[dict[str, Any]]) -> str:
+        data = "".join(json.dumps(e, separators=(",", ":")) + "\n" for e in entries).encode()
+        uploaded = await self.client.files.create(file=("judgekit-batch.jsonl", data),
+                                                  purpose="batch")
+        batch = await self.client.batches.create(
+            input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h"
+        )
+        return str(batch.id)
+
+    async def batch_status(self, batch_id: str) -> str:
+        batch = await self.client.batches.retrieve(batch_id)
+        if batch.status in _PENDING:
+            return "pending"
+        return "ended" if batch.status in ("completed", "expired", "cancelled") else "failed"
+
+    async def batch_results(self, batch_id: str) -> dict[str, Completion | str]:
+        batch = await self.client.batches.retrieve(batch_id)
+        out: dict[str, Completion | str] = {}
+        for file_id in (batch.error_file_id, batch.output_file_id):
+            if not file_id:
+                continue
+            content = await self.client.files.content(file_id)
+            for line in content.text.splitlines():
+                if not line.strip():
+                    continue
+                row = json.loads(line)
+                response = row.get("response") or {}
+                if response.get("status_code") == 200 and isinstance(response.get("body"), dict):
+                    try:
+                        chat = ChatCompletion.model_validate(response["body"])
+                    except ValueError:
+                        out[row["custom_id"]] = "batch answer is not a chat completion"
+                        continue
+                    out[row["custom_id"]] = parse_completion(chat)
+                else:
+                    status = response.get("status_code", "failed")
+                    out[row["custom_id"]] = f"batch request failed (HTTP {status})"
+        return out
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+
+def parse_completion(response: Any) -> Completion:
+    """A :class:`Completion` from a ``ChatCompletion``."""
+    choice = response.choices[0] if response.choices else None
+    message = choice.message if choice is not None else None
+    text = (message.content or "") if message is not None else ""
+    verdict: dict[str, Any] | None = None
+    problem: str | None = None
+    tool_id: str | None = None
+    assistant: dict[str, Any] = {"role": "assistant", "content": text or None}
+    calls = (message.tool_calls or []) if message is not None else []
+    if calls:
+        call = calls[0]
+        tool_id = call.id
+        assistant["tool_calls"] = [{"id": c.id, "type": "function", "function": {
+            "name": c.function.name, "arguments": c.function.arguments}} for c in calls]
+        try:
+            parsed = json.loads(call.function.arguments or "")
+            verdict = parsed if isinstance(parsed, dict) else None
+        except ValueError:
+            problem = "the function arguments are not valid JSON"
+    if verdict is None and problem is None:
+        verdict = extract_json(text)
+        if verdict is None:
+            problem = "no verdict: the answer holds no JSON object"
+    if verdict is None and choice is not None and choice.finish_reason == "length":
+        problem = "the answer was cut off at max_tokens"
+    if assistant["content"] is None and not calls:
+        assistant["content"] = "(empty answer)"
+    u = response.usage
+    cached = 0
+    if u is not None and getattr(u, "prompt_tokens_details", None) is not None:
+        cached = u.prompt_tokens_details.cached_tokens or 0
+    usage = Usage(
+        input_tokens=max(0, (u.prompt_tokens or 0) - cached) if u else 0,
+        output_tokens=(u.completion_tokens or 0) if u else 0,
+        cache_read_tokens=cached,
+    )
+    return Completion(verdict=verdict, text=text, usage=usage, assistant=assistant,
+                      tool_call_id=tool_id, parse_problem=problem)
