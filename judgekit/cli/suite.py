@@ -1,0 +1,50 @@
+"""``judgekit suite verify SUITE``: check tasks before spending money on agents."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from judgekit.cli._common import print_json, say
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("suite", help="work with task suites (verify)",
+                       description="Work with task suites.")
+    inner = p.add_subparsers(dest="suite_command", metavar="SUBCOMMAND")
+    v = inner.add_parser(
+        "verify", help="check that each task fails at the parent and passes with the fix",
+        description="For each task: the parent checks out, the setup command works, and the "
+                    "test command (with the fix's test files added) runs at least one test, "
+                    "fails at the parent and passes with the fix applied.")
+    v.add_argument("suite", type=Path, metavar="SUITE_FILE")
+    v.add_argument("--json", action="store_true",
+                   help="print a JSON list of {task_id, ok, problems, ...}")
+    v.add_argument("--tasks", type=lambda s: [x for x in s.split(",") if x], default=None,
+                   metavar="ID,...", help="only these tasks")
+    v.add_argument("--jobs", type=int, default=1, metavar="N")
+    v.add_argument("--mirror-dir", metavar="DIR", help="cache of repository mirrors")
+    v.add_argument("--tmp-dir", metavar="DIR", help="where workspaces are created")
+    v.set_defaults(func=verify)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def verify(args: argparse.Namespace) -> int:
+    from judgekit.runner import load_suite, verify_suite
+
+    suite = load_suite(args.suite)
+
+    def progress(check: object) -> None:
+        c = check
+        state = "ok" if c.ok else "BROKEN: " + "; ".join(c.problems)  # type: ignore[attr-defined]
+        say(f"{c.task_id}: {state}")  # type: ignore[attr-defined]
+
+    checks = verify_suite(suite, task_ids=args.tasks, mirror_dir=args.mirror_dir,
+                          jobs=args.jobs, tmp_dir=args.tmp_dir,
+                          progress=None if args.json else progress)
+    if args.json:
+        print_json([c.to_dict() for c in checks])
+    broken = sum(not c.ok for c in checks)
+    if not args.json:
+        say(f"{len(checks) - broken} of {len(checks)} task(s) ok")
+    return 1 if broken else 0

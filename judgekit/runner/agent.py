@@ -1,0 +1,86 @@
+"""Agents as shell command templates.
+
+Placeholders ``{prompt_file}``, ``{workspace}``, ``{task_id}``, ``{arm}``,
+``{transcript_file}`` and ``{model}`` are replaced by shell-quoted values; other braces are
+left alone, so ``awk '{print $1}'`` survives. The agent runs with the workspace as its
+working directory, in its own process group, killed wholesale when it times out.
+
+Example:
+    >>> AgentCommand("my-agent --prompt {prompt_file} --tag {task_id}").render(
+    ...     prompt_file="/tmp/p q.md", workspace="/w", task_id="t1", arm="baseline")
+    "my-agent --prompt '/tmp/p q.md' --tag t1"
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from judgekit.errors import ConfigError
+from judgekit.runner.process import ProcessOutcome, run_shell
+
+PLACEHOLDERS = ("prompt_file", "workspace", "task_id", "arm", "transcript_file", "model")
+_PATTERN = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
+
+
+@dataclass(frozen=True)
+class AgentCommand:
+    """A command template for one arm."""
+
+    template: str
+
+    def __post_init__(self) -> None:
+        if not self.template.strip():
+            raise ConfigError("the agent command is empty")
+
+    def render(self, **values: str) -> str:
+        """Substitute the known placeholders with shell-quoted ``values``."""
+
+        def sub(match: re.Match[str]) -> str:
+            value = values.get(match.group(1))
+            return match.group(0) if value is None else shlex.quote(str(value))
+
+        return _PATTERN.sub(sub, self.template)
+
+
+@dataclass(frozen=True)
+class AgentRun:
+    """The agent's process outcome plus the transcript it wrote, if any."""
+
+    command: str
+    outcome: ProcessOutcome
+    transcript: str | None
+
+
+def run_agent(
+    command: AgentCommand,
+    *,
+    workspace: Path,
+    prompt_file: Path,
+    log_dir: Path,
+    task_id: str,
+    arm: str,
+    timeout: float | None,
+    model: str | None = None,
+) -> AgentRun:
+    """Run the agent in ``workspace``; keep stdout/stderr in ``log_dir``.
+
+    The agent may write a transcript to ``{transcript_file}`` (also in the environment as
+    ``JUDGEKIT_TRANSCRIPT``); it is read back after the agent ends.
+    """
+    transcript_file = log_dir / "transcript.txt"
+    values = {"prompt_file": str(prompt_file), "workspace": str(workspace), "task_id": task_id,
+              "arm": arm, "transcript_file": str(transcript_file), "model": model or ""}
+    rendered = command.render(**values)
+    env = dict(os.environ)
+    env.update({f"JUDGEKIT_{k.upper()}": v for k, v in values.items()})
+    env["JUDGEKIT_TRANSCRIPT"] = str(transcript_file)
+    outcome = run_shell(rendered, cwd=workspace, timeout=timeout, env=env, log_dir=log_dir,
+                        log_name="agent")
+    transcript = None
+    if transcript_file.is_file():
+        transcript = transcript_file.read_text(encoding="utf-8", errors="replace")
+    return AgentRun(command=rendered, outcome=outcome, transcript=transcript)

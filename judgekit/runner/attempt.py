@@ -1,0 +1,143 @@
+"""One attempt of one arm on one task, from fresh checkout to recorded result.
+
+Steps: check out the fix's parent, run the setup command, retrieve context (context arms
+only), write the prompt, run the agent, take its diff, add the fix's test files, run the
+test command. Harness failures (checkout, setup, missing agent) are recorded in the
+result's ``harness_status`` instead of raising, so one broken task never stops a run.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from judgekit.diffs import DEFAULT_INFRA_PATHS, strip_paths
+from judgekit.errors import RunnerError
+from judgekit.runner.agent import AgentCommand, run_agent
+from judgekit.runner.context import ContextProvider
+from judgekit.runner.process import ProcessOutcome, run_shell
+from judgekit.runner.prompt import render_prompt
+from judgekit.runner.suite import SuiteTask
+from judgekit.runner.workspace import FixCommit, Workspace
+from judgekit.runs.models import RunResult, TestResult
+
+DEFAULT_COMMAND_TIMEOUT_S = 3600.0
+"""Limit for a task's setup and test commands when the task sets no ``timeout_s``."""
+
+_TAIL = 20_000
+
+
+@dataclass
+class AttemptSettings:
+    """Everything an attempt needs besides the task."""
+
+    agent: AgentCommand
+    agent_timeout_s: float | None = 1800.0
+    model: str | None = None
+    run_id: str | None = None
+    context: ContextProvider | None = None
+    context_max_tokens: int = 4000
+    tmp_dir: str | None = None
+    depth: int | None = None
+    keep_workspace: bool = False
+    infra_paths: tuple[str, ...] = DEFAULT_INFRA_PATHS
+    metadata: dict[str, object] = field(default_factory=dict)
+
+
+def _tail(text: str) -> str:
+    return text if len(text) <= _TAIL else text[-_TAIL:]
+
+
+def _command_failed(outcome: ProcessOutcome) -> bool:
+    return outcome.timed_out or outcome.exit_code != 0
+
+
+def prepare(task: SuiteTask, fix: FixCommit, settings: AttemptSettings) -> Workspace:
+    """A fresh workspace at the parent with the setup command run and frozen."""
+    ws = Workspace.create(fix, tmp_dir=settings.tmp_dir, depth=settings.depth)
+    try:
+        if task.setup_command:
+            out = run_shell(task.setup_command, cwd=ws.path, log_dir=ws.root / "logs",
+                            log_name="setup", timeout=task.timeout_s or DEFAULT_COMMAND_TIMEOUT_S)
+            if _command_failed(out):
+                why = "timed out" if out.timed_out else f"exited with {out.exit_code}"
+                last = out.output.strip().splitlines()[-1:] or [""]
+                raise RunnerError(f"setup command {why}: {last[0][:300]}")
+        ws.freeze_setup()
+    except BaseException:
+        ws.cleanup()
+        raise
+    return ws
+
+
+def run_tests(task: SuiteTask, ws: Workspace, fix: FixCommit, *, with_fix: bool = False) -> \
+        TestResult:
+    """Add the fix's test files (and its source changes if ``with_fix``), run the tests."""
+    source_files, test_files = fix.split_files(task.test_files)
+    paths = test_files + (source_files if with_fix else [])
+    ws.apply(fix.patch(paths), paths)
+    out = run_shell(task.test_command, cwd=ws.path, log_dir=ws.root / "logs",
+                    log_name="test-fix" if with_fix else "test",
+                    timeout=task.timeout_s or DEFAULT_COMMAND_TIMEOUT_S)
+    return TestResult(exit_code=out.exit_code, output=out.output, timed_out=out.timed_out)
+
+
+def run_attempt(task: SuiteTask, fix: FixCommit | None, arm: str, attempt: int,
+                settings: AttemptSettings, resolve_error: str | None = None) -> RunResult:
+    """Run one attempt and return its result (never raises :class:`RunnerError`)."""
+    started = time.monotonic()
+    result = RunResult(task=task.to_task(), arm=arm, attempt=attempt, run_id=settings.run_id,
+                       model=settings.model,
+                       timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                       metadata=dict(settings.metadata))
+    if fix is None:
+        result.harness_status, result.harness_error = "checkout_failed", resolve_error
+        return result
+    result.ground_truth_diff = strip_paths(fix.diff, settings.infra_paths)
+    result.metadata.update(parent=fix.parent)
+    try:
+        ws = prepare(task, fix, settings)
+    except RunnerError as exc:
+        result.harness_status, result.harness_error = "setup_failed", str(exc)
+        return result
+    try:
+        _agent_and_tests(task, fix, ws, arm, result, settings)
+    except RunnerError as exc:
+        result.harness_status, result.harness_error = "runner_error", str(exc)
+    finally:
+        result.metadata["total_duration_s"] = round(time.monotonic() - started, 3)
+        if settings.keep_workspace:
+            result.metadata["workspace"] = str(ws.root)
+        else:
+            ws.cleanup()
+    return result
+
+
+def _agent_and_tests(task: SuiteTask, fix: FixCommit, ws: Workspace, arm: str,
+                     result: RunResult, settings: AttemptSettings) -> None:
+    context_text = None
+    if settings.context is not None:
+        block = settings.context.context(ws.path, task.description,
+                                         max_tokens=settings.context_max_tokens)
+        context_text, result.injected_files = block.text, list(block.files)
+        result.metadata["context_provider"] = settings.context.name
+    prompt_file = ws.root / "prompt.md"
+    prompt_file.write_text(render_prompt(task, context_text), encoding="utf-8")
+    log_dir = ws.root / "logs"
+    log_dir.mkdir(exist_ok=True)
+    run = run_agent(settings.agent, workspace=ws.path, prompt_file=prompt_file,
+                    log_dir=log_dir, task_id=task.id, arm=arm,
+                    timeout=settings.agent_timeout_s, model=settings.model)
+    out = run.outcome
+    result.duration_s = out.duration_s
+    result.transcript = run.transcript
+    result.metadata.update(agent_command=run.command, agent_exit_code=out.exit_code,
+                           agent_timed_out=out.timed_out, agent_stdout=_tail(out.stdout),
+                           agent_stderr=_tail(out.stderr))
+    if out.exit_code in (126, 127):
+        result.harness_status = "agent_not_started"
+        result.harness_error = f"agent command exited {out.exit_code}: " + _tail(out.stderr)[-300:]
+    result.agent_diff = strip_paths(ws.diff(), settings.infra_paths)
+    result.test = run_tests(task, ws, fix)
