@@ -1,0 +1,61 @@
+import math
+
+import pytest
+
+from judgekit import stats
+from judgekit.scoring.files import file_scores
+
+
+def test_file_scores_seed_example():
+    s = file_scores(["A", "B", "D", "E"], ["A", "B", "C"])
+    assert s.precision == 0.5
+    assert s.recall == pytest.approx(2 / 3)
+    assert s.f1 == pytest.approx(2 * 0.5 * (2 / 3) / (0.5 + 2 / 3))
+
+
+def test_file_scores_edge_cases():
+    assert file_scores([], ["a"]) == (0.0, 0.0, 0.0)
+    assert file_scores(["a"], []) == (0.0, 0.0, 0.0)
+    assert file_scores([], []) == (0.0, 0.0, 0.0)
+    assert file_scores(["a", "b"], ["a", "b"]) == (1.0, 1.0, 1.0)
+
+
+def test_wilson_interval_known_values():
+    lo, hi = stats.wilson_interval(8, 10)
+    assert (round(lo, 4), round(hi, 4)) == (0.4902, 0.9433)
+    lo, hi = stats.wilson_interval(0, 20)
+    assert lo == 0.0 and hi == pytest.approx(0.1611, abs=1e-4)
+    assert stats.wilson_interval(0, 0) == (0.0, 0.0)
+
+
+def test_mcnemar_exact_matches_binomial_tail():
+    # b=1, c=5: 2 * P(X <= 1), X ~ Bin(6, 0.5) = 2 * 7/64
+    assert stats.mcnemar_exact(1, 5) == pytest.approx(14 / 64)
+    assert stats.mcnemar_exact(0, 0) == 1.0
+    assert stats.mcnemar_exact(3, 3) == 1.0
+    assert stats.mcnemar_exact(0, 10) == pytest.approx(2 / 1024)
+
+
+def test_pass_at_k_unbiased_estimator():
+    assert stats.pass_at_k(5, 2, 1) == pytest.approx(0.4)
+    assert stats.pass_at_k(5, 2, 3) == pytest.approx(1 - math.comb(3, 3) / math.comb(5, 3))
+    assert stats.pass_at_k(3, 0, 2) == 0.0
+    assert stats.pass_at_k(3, 3, 1) == 1.0
+
+
+def test_bootstrap_is_seeded_and_reproducible():
+    values = [0.13, 0.41, 0.57, 0.92, 0.99, 0.02, 0.71, 0.33, 0.65, 0.28]
+    a = stats.bootstrap_mean_ci(values, seed=7)
+    b = stats.bootstrap_mean_ci(values, seed=7)
+    c = stats.bootstrap_mean_ci(values, seed=8)
+    assert a == b and a != c
+    assert a[0] < sum(values) / len(values) < a[1]
+    assert stats.bootstrap_mean_ci([0.5]) == (0.5, 0.5)
+
+
+def test_cohen_kappa_by_hand():
+    a = [1, 1, 0, 0, 1, 0, 1, 0]
+    b = [1, 0, 0, 0, 1, 0, 1, 1]
+    po = 6 / 8
+    pe = (4 / 8) * (4 / 8) + (4 / 8) * (4 / 8)
+    assert stats.cohen_kappa(a, b) == pytest.approx((po - pe) / (1 - pe))
