@@ -18,6 +18,8 @@ from judgekit.errors import JudgekitError
 COMMANDS: tuple[str, ...] = (
     "score",
     "schema",
+    "run",
+    "suite",
 )
 
 
