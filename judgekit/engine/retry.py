@@ -95,7 +95,7 @@ def status_of(exc: BaseException) -> int | None:
 
 
 def is_transient(exc: BaseException) -> bool:
-    if isinstance(exc, _CONNECTION | asyncio.TimeoutError):
+    if isinstance(exc, (*_CONNECTION, asyncio.TimeoutError)):
         return True
     status = status_of(exc)
     return status is not None and (status in (408, 409, 429) or status >= 500)
@@ -148,7 +148,7 @@ def describe(exc: BaseException) -> str:
         kind = {401: "authentication failed", 403: "permission denied", 400: "bad request",
                 404: "not found", 429: "rate limited"}.get(status, "provider error")
         return redact(f"{kind} (HTTP {status}): {message}")[:400]
-    if isinstance(exc, anthropic.APITimeoutError | openai.APITimeoutError | asyncio.TimeoutError):
+    if isinstance(exc, (anthropic.APITimeoutError, openai.APITimeoutError, asyncio.TimeoutError)):
         return "request timed out"
     if isinstance(exc, _CONNECTION):
         return "connection failed"

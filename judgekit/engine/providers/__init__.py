@@ -82,8 +82,10 @@ class Provider(Protocol):
 
 def params_for(config: EngineConfig) -> dict[str, Any]:
     """The request parameters that shape answers, as recorded in cache keys."""
-    route = "tool" if config.provider == "anthropic" else config.openai_route
-    return {"temperature": config.temperature, "max_tokens": config.max_tokens, "route": route}
+    if config.provider == "anthropic":  # the Messages API sets sampling itself
+        return {"max_tokens": config.max_tokens, "route": "tool"}
+    return {"temperature": config.temperature, "max_tokens": config.max_tokens,
+            "route": config.openai_route}
 
 
 def make_provider(config: EngineConfig) -> Provider:

@@ -28,7 +28,6 @@ class AnthropicProvider:
     def __init__(self, config: EngineConfig, *, api_key: str, base_url: str | None) -> None:
         self.model = config.model_name
         self._params = params_for(config)
-        self._temperature = config.temperature
         self._max_tokens = config.max_tokens
         self.client = anthropic.AsyncAnthropic(
             api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout
@@ -44,7 +43,6 @@ class AnthropicProvider:
         body: dict[str, Any] = {
             "model": self.model,
             "max_tokens": self._max_tokens,
-            "temperature": self._temperature,
             "messages": messages,
             "tools": [{"name": req.name, "description": _TOOL_DESCRIPTION,
                        "input_schema": req.schema}],

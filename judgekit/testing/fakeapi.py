@@ -1,0 +1,265 @@
+"""A fake Anthropic + OpenAI API on 127.0.0.1, scriptable, for tests and benchmarks.
+
+It speaks ``POST /v1/messages`` (Anthropic Messages), ``POST /v1/chat/completions``
+(OpenAI Chat Completions), Anthropic Message Batches (``/v1/messages/batches``) and the
+OpenAI Batch API (``/v1/files``, ``/v1/batches``), well enough for the real SDKs. It runs
+an asyncio server in a background thread; each answer goes out in one write on a
+``TCP_NODELAY`` socket.
+
+Example (a test with the engine):
+    >>> from judgekit.engine import Engine, EngineConfig, JudgeRequest
+    >>> from judgekit.testing import FakeAPIServer, Reply, scripted
+    >>> schema = {"type": "object", "required": ["winner"],
+    ...           "properties": {"winner": {"enum": ["A", "B"]}}}
+    >>> responder = scripted(Reply.fault(500), then=lambda api, body: Reply.ok({"winner": "B"}))
+    >>> with FakeAPIServer(responder) as server:
+    ...     config = EngineConfig(model="anthropic:claude-haiku-4-5", base_url=server.url,
+    ...                           use_cache=False, backoff_base=0.01, progress=False)
+    ...     [out] = Engine(config).run([JudgeRequest("k", "Judge.", "A or B?", schema)])
+    ...     (out.state, out.verdict, len(server.requests))
+    ('valid', {'winner': 'B'}, 2)
+
+From a shell (e.g. for a benchmark in another process)::
+
+    python -m judgekit.testing.fakeapi --latency 0.05    # prints the port, serves until killed
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import socket
+import sys
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from judgekit.testing import _routes
+from judgekit.testing.replies import Responder
+
+_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
+            404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error",
+            503: "Service Unavailable", 529: "Overloaded"}
+
+
+@dataclass
+class Recorded:
+    """One HTTP request the server received. ``api`` is ``"anthropic"`` or ``"openai"``
+    for model calls, ``"anthropic.batches"``, ``"openai.batches"`` or ``"openai.files"``
+    for the batch endpoints."""
+
+    api: str
+    method: str
+    path: str
+    body: dict[str, Any] | None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class FakeAPIServer:
+    """Context manager running the fake API. See the module docstring for an example.
+
+    Args:
+        responder: ``(api, body) -> Reply | dict | str`` for every model call (default:
+            an example verdict that satisfies the request's schema).
+        latency: seconds added to every model call answer.
+        batch_polls: status polls a batch stays ``in_progress`` before it ends.
+
+    Attributes:
+        url: ``http://127.0.0.1:<port>`` (Anthropic base URL); ``openai_base_url`` adds ``/v1``.
+        requests: every request received, in order (:class:`Recorded`).
+        batch_items: model calls answered inside batches, as ``(api, body)``.
+    """
+
+    def __init__(self, responder: Responder | None = None, *, latency: float = 0.0,
+                 batch_polls: int = 1, port: int = 0) -> None:
+        self.responder = responder
+        self.latency = latency
+        self.batch_polls = batch_polls
+        self.requests: list[Recorded] = []
+        self.batch_items: list[tuple[str, dict[str, Any]]] = []
+        self.state = _routes.State()
+        self._port = port
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.AbstractServer | None = None
+        self._thread: threading.Thread | None = None
+        self._conns: set[asyncio.Transport] = set()
+
+    # -- lifecycle ------------------------------------------------------------------
+    def start(self) -> FakeAPIServer:
+        ready = threading.Event()
+        self._thread = threading.Thread(target=self._serve, args=(ready,), daemon=True,
+                                        name="fake-api")
+        self._thread.start()
+        ready.wait()
+        return self
+
+    def _serve(self, ready: threading.Event) -> None:
+        self._loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(self._loop)
+        self._server = self._loop.run_until_complete(self._loop.create_server(
+            lambda: _Connection(self), "127.0.0.1", self._port, backlog=1024))
+        self.port = self._server.sockets[0].getsockname()[1]
+        ready.set()
+        self._loop.run_forever()
+        self._loop.close()
+
+    def stop(self) -> None:
+        if self._loop is None:
+            return
+
+        def shutdown() -> None:
+            assert self._server is not None
+            self._server.close()
+            for transport in list(self._conns):
+                transport.abort()
+            self._loop.stop()  # type: ignore[union-attr]
+
+        self._loop.call_soon_threadsafe(shutdown)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._loop = None
+
+    def __enter__(self) -> FakeAPIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- conveniences ---------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def openai_base_url(self) -> str:
+        return f"{self.url}/v1"
+
+    def env(self) -> dict[str, str]:
+        """Environment variables pointing both SDKs here."""
+        return {"ANTHROPIC_BASE_URL": self.url, "OPENAI_BASE_URL": self.openai_base_url}
+
+    def count(self, api: str | None = None) -> int:
+        """Requests received (model calls of ``api`` only, when given)."""
+        return sum(1 for r in list(self.requests) if api is None or r.api == api)
+
+
+class _Connection(asyncio.Protocol):
+    """HTTP/1.1 with keep-alive, one request at a time, answers in one write."""
+
+    def __init__(self, server: FakeAPIServer) -> None:
+        self.server = server
+        self.buf = bytearray()
+        self.busy = False
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.server._conns.add(self.transport)  # type: ignore[arg-type]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.server._conns.discard(self.transport)  # type: ignore[arg-type]
+        self.transport = None
+
+    def data_received(self, data: bytes) -> None:
+        self.buf += data
+        self._next()
+
+    def _next(self) -> None:
+        if self.busy or self.transport is None:
+            return
+        parsed = _parse(self.buf)
+        if parsed is None:
+            return
+        self.busy = True
+        asyncio.get_running_loop().create_task(self._handle(*parsed))
+
+    async def _handle(self, method: str, target: str, headers: dict[str, str], raw: bytes) -> None:
+        server = self.server
+        answer = _routes.route(server, method, target.split("?", 1)[0], headers, raw)
+        delay = answer.delay + (server.latency if answer.model_call else 0.0)
+        if delay > 0:
+            await asyncio.sleep(delay)
+        transport = self.transport
+        if transport is None:
+            return
+        if answer.drop:
+            transport.abort()
+            return
+        head = [f"HTTP/1.1 {answer.status} {_REASONS.get(answer.status, 'Status')}",
+                f"content-type: {answer.content_type}", f"content-length: {len(answer.body)}"]
+        head += [f"{k}: {v}" for k, v in answer.headers.items()]
+        close = headers.get("connection", "").lower() == "close"
+        if close:
+            head.append("connection: close")
+        transport.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + answer.body)
+        if close:
+            transport.close()
+            return
+        self.busy = False
+        self._next()
+
+
+def _parse(buf: bytearray) -> tuple[str, str, dict[str, str], bytes] | None:
+    """Take one complete request off ``buf``; ``None`` while incomplete."""
+    end = buf.find(b"\r\n\r\n")
+    if end < 0:
+        return None
+    lines = bytes(buf[:end]).decode("latin-1").split("\r\n")
+    method, target = lines[0].split(" ")[:2]
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    start = end + 4
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        body, pos = bytearray(), start
+        while True:
+            eol = buf.find(b"\r\n", pos)
+            if eol < 0:
+                return None
+            size = int(bytes(buf[pos:eol]).split(b";")[0], 16)
+            if len(buf) < eol + 2 + size + 2:
+                return None
+            body += buf[eol + 2:eol + 2 + size]
+            pos = eol + 2 + size + 2
+            if size == 0:
+                del buf[:pos]
+                return method, target, headers, bytes(body)
+    length = int(headers.get("content-length", "0") or 0)
+    if len(buf) < start + length:
+        return None
+    body = bytes(buf[start:start + length])
+    del buf[:start + length]
+    return method, target, headers, body
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m judgekit.testing.fakeapi")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds per model call")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args(argv)
+    server = FakeAPIServer(latency=args.latency, port=args.port)
+    server.requests = _Discard()  # type: ignore[assignment]
+    server.start()
+    print(json.dumps({"port": server.port}), flush=True)
+    try:
+        sys.stdin.read()  # serve until stdin closes (or the process is killed)
+    except KeyboardInterrupt:
+        pass
+    server.stop()
+    return 0
+
+
+class _Discard(list):  # type: ignore[type-arg]
+    """A request log that keeps nothing (long benchmark runs)."""
+
+    def append(self, item: Any) -> None:
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())
