@@ -1,35 +1,51 @@
-"""``judgekit schema NAME``: print the JSON Schema of a judgekit file format."""
+"""``judgekit schema NAME``: print the JSON Schema of a judgekit file format.
+
+``judgekit schema --write DIR`` writes every schema as ``DIR/<name>.schema.json`` (the
+repository publishes them in ``schemas/``).
+"""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import importlib
+import json
+from pathlib import Path
 from typing import Any
 
 from judgekit.cli._common import print_json
 from judgekit.errors import ConfigError
+from judgekit.io import atomic_write_text
+
+#: name -> (module, attribute) of the pydantic model; optional parts are skipped when absent.
+SCHEMAS: dict[str, tuple[str, str]] = {
+    "run": ("judgekit.runs.models", "RunFile"),
+    "result": ("judgekit.runs.models", "RunResult"),
+    "summary": ("judgekit.scoring.models", "ScoreSummary"),
+}
 
 
-def _schemas() -> dict[str, Callable[[], dict[str, Any]]]:
-    from judgekit.runs.models import RunFile, RunResult
-    from judgekit.scoring.models import ScoreSummary
-
-    return {
-        "run": RunFile.model_json_schema,
-        "result": RunResult.model_json_schema,
-        "summary": ScoreSummary.model_json_schema,
-    }
+def schemas() -> dict[str, dict[str, Any]]:
+    out = {}
+    for name, (module, attr) in SCHEMAS.items():
+        model = getattr(importlib.import_module(module), attr)
+        out[name] = model.model_json_schema()
+    return out
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("schema", help="print the JSON Schema of a file format")
-    p.add_argument("name", help="run, result, summary, ...")
+    p.add_argument("name", nargs="?", help=f"one of: {', '.join(SCHEMAS)}")
+    p.add_argument("--write", type=Path, metavar="DIR", help="write every schema into DIR")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    schemas = _schemas()
-    if args.name not in schemas:
-        raise ConfigError(f"unknown schema {args.name!r}; known: {', '.join(sorted(schemas))}")
-    print_json(schemas[args.name]())
+    all_schemas = schemas()
+    if args.write:
+        for name, schema in all_schemas.items():
+            atomic_write_text(args.write / f"{name}.schema.json", json.dumps(schema, indent=2) + "\n")
+        return 0
+    if args.name not in all_schemas:
+        raise ConfigError(f"unknown schema {args.name!r}; known: {', '.join(all_schemas)}")
+    print_json(all_schemas[args.name])
     return 0

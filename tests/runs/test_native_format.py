@@ -130,3 +130,14 @@ def test_failed_run_keeps_earlier_output_intact(tmp_path):
     (tmp_path / "bad.json").write_text("{")
     assert judgekit("score", good, tmp_path / "bad.json", "--out", out).returncode == 2
     assert (out / "summary.json").read_text() == before
+
+
+def test_published_schemas_match_the_models():
+    from pathlib import Path
+
+    from judgekit.cli.schema import schemas
+
+    published = Path(__file__).resolve().parents[2] / "schemas"
+    for name, schema in schemas().items():
+        on_disk = json.loads((published / f"{name}.schema.json").read_text())
+        assert on_disk == schema, f"schemas/{name}.schema.json is stale: judgekit schema --write schemas"
