@@ -1,0 +1,119 @@
+"""Hand results to pandas: one row per scored result, with the audit verdict when present.
+
+pandas is an optional dependency (``pip install 'judgekit[dataframe]'``); it is imported
+only when a frame is asked for.
+
+Example:
+    >>> import judgekit                                      # doctest: +SKIP
+    >>> df = judgekit.to_dataframe(judgekit.evaluate(["examples/bobbin"]))  # doctest: +SKIP
+    >>> df.groupby("arm")["f1"].mean()                       # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from judgekit.errors import ConfigError
+from judgekit.report.load import ReportInputs, load_report_dir
+
+if TYPE_CHECKING:
+    import pandas
+
+    from judgekit.evaluate import EvalResult
+
+#: Columns of the ``results`` table, in order (audit columns follow when an audit ran).
+RESULT_COLUMNS: tuple[str, ...] = (
+    "run_id", "task_id", "arm", "attempt", "model", "test_status", "test_reason", "tests_run",
+    "framework", "precision", "recall", "f1", "n_files_touched", "n_ground_truth_files",
+    "duration_s", "cost_usd", "harness_status", "diff_similarity",
+)
+AUDIT_COLUMNS: tuple[str, ...] = (
+    "audit_state", "audit_score", "audit_deficiency_exists", "audit_deficiency_caused_failure",
+    "audit_deficiency_type", "audit_evidence_verified", "audit_tries",
+)
+PAIRWISE_COLUMNS: tuple[str, ...] = (
+    "task_id", "arm_a", "arm_b", "dimension", "winner", "order1", "order2", "position_bias",
+    "state",
+)
+
+Table = Literal["results", "pairwise", "audit"]
+
+
+def _pandas() -> Any:
+    try:
+        import pandas
+    except ImportError:
+        raise ConfigError("to_dataframe needs pandas: pip install 'judgekit[dataframe]'") from None
+    return pandas
+
+
+def _audit_cols(rec: dict[str, Any] | None) -> dict[str, Any]:
+    if rec is None:
+        return dict.fromkeys(AUDIT_COLUMNS)
+    v = rec.get("verdict") or {}
+    return {"audit_state": rec.get("state"), "audit_score": v.get("score"),
+            "audit_deficiency_exists": v.get("deficiency_exists"),
+            "audit_deficiency_caused_failure": v.get("deficiency_caused_failure"),
+            "audit_deficiency_type": v.get("deficiency_type"),
+            "audit_evidence_verified": rec.get("evidence_verified"),
+            "audit_tries": rec.get("tries")}
+
+
+def result_rows(inputs: ReportInputs) -> list[dict[str, Any]]:
+    """The rows of the ``results`` table as plain dictionaries (no pandas needed)."""
+    audit: dict[tuple[str, str, int, str | None], dict[str, Any]] = {}
+    for rec in inputs.audit:
+        key = (str(rec.get("task_id")), str(rec.get("arm")), int(rec.get("attempt") or 0))
+        audit[(*key, rec.get("run_id"))] = rec
+        audit.setdefault((*key, None), rec)
+    rows = []
+    for r in inputs.summary.get("results") or []:
+        row = {c: r.get(c) for c in RESULT_COLUMNS}
+        row["n_files_touched"] = len(r.get("files_touched") or [])
+        row["n_ground_truth_files"] = len(r.get("ground_truth_files") or [])
+        if inputs.audit:
+            key = (str(r.get("task_id")), str(r.get("arm")), int(r.get("attempt") or 0))
+            row.update(_audit_cols(audit.get((*key, r.get("run_id"))) or audit.get((*key, None))))
+        rows.append(row)
+    return rows
+
+
+def pairwise_rows(inputs: ReportInputs) -> list[dict[str, Any]]:
+    """One row per compared pair and dimension, from the pairwise records."""
+    rows = []
+    for rec in inputs.pairwise:
+        for dim, d in (rec.get("dimensions") or {}).items():
+            d = d if isinstance(d, dict) else {}
+            rows.append({"task_id": rec.get("task_id"), "arm_a": rec.get("arm_a"),
+                         "arm_b": rec.get("arm_b"), "dimension": dim,
+                         **{k: d.get(k) for k in PAIRWISE_COLUMNS[4:]}})
+    return rows
+
+
+def to_dataframe(result: EvalResult | ReportInputs | str | Path,
+                 table: Table = "results") -> pandas.DataFrame:
+    """A pandas ``DataFrame`` of an evaluation, of an ``--out`` directory, or of its inputs.
+
+    ``table="results"`` (default): one row per scored result, columns
+    :data:`RESULT_COLUMNS` plus :data:`AUDIT_COLUMNS` when an audit ran.
+    ``table="pairwise"``: one row per compared pair and dimension (:data:`PAIRWISE_COLUMNS`).
+    ``table="audit"``: the audit records, one row each, verdict fields flattened.
+    """
+    pd = _pandas()
+    if isinstance(result, (str, Path)):
+        inputs = load_report_dir(result)
+    elif isinstance(result, ReportInputs):
+        inputs = result
+    else:
+        inputs = ReportInputs.from_result(result)
+    if table == "results":
+        cols = list(RESULT_COLUMNS) + (list(AUDIT_COLUMNS) if inputs.audit else [])
+        return pd.DataFrame(result_rows(inputs), columns=cols)
+    if table == "pairwise":
+        return pd.DataFrame(pairwise_rows(inputs), columns=list(PAIRWISE_COLUMNS))
+    if table == "audit":
+        rows = [{"task_id": r.get("task_id"), "arm": r.get("arm"), "attempt": r.get("attempt"),
+                 **_audit_cols(r)} for r in inputs.audit]
+        return pd.DataFrame(rows, columns=["task_id", "arm", "attempt", *AUDIT_COLUMNS])
+    raise ConfigError(f"unknown table {table!r}: use results, pairwise or audit")

@@ -1,0 +1,129 @@
+"""The HTML report: one self-contained file with inline styles, script and SVG plots.
+
+Nothing in it loads from the network: the stylesheet and the script are package files
+inlined at render time, plots are inline ``<svg>``, fonts are the reader's own.
+
+Example:
+    >>> from judgekit.report.load import ReportInputs
+    >>> page = render_html(ReportInputs(summary={"results": [], "arms": {}, "comparisons": []}))
+    >>> page.startswith("<!DOCTYPE html>") and "Pairwise judging was not run" in page
+    True
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+
+from judgekit.report import svg
+from judgekit.report.content import f1_sentence, pass_sentence, values, warning_groups
+from judgekit.report.format import interval, money, num, pct, seconds
+from judgekit.report.html_judged import audit_section, pairwise_section
+from judgekit.report.html_tasks import tasks_section
+from judgekit.report.load import ReportInputs
+from judgekit.report.markup import Raw, e, not_run, section, table
+
+
+def _asset(name: str) -> str:
+    return resources.files("judgekit.report").joinpath("assets", name).read_text("utf-8")
+
+
+def _warnings(inputs: ReportInputs) -> str:
+    groups = warning_groups(inputs)
+    if not groups:
+        return ""
+    n = sum(len(g.items) for g in groups)
+    parts = [f'<aside class="warnings" id="warnings" role="alert"><h2>{n} warning'
+             f'{"s" if n != 1 else ""} to read before the numbers</h2><ul class="wgroups">']
+    for g in groups:
+        items = "".join(f"<li>{e(w)}</li>" for w in g.items)
+        why = f' <span class="why">{e(g.why)}</span>' if g.why else ""
+        parts.append(f'<li><details><summary><strong>{e(g.title)}: {len(g.items)}</strong>'
+                     f"{why}</summary><ul>{items}</ul></details></li>")
+    return "".join(parts) + "</ul></aside>"
+
+
+def _arms(summary: dict[str, Any]) -> str:
+    arms: dict[str, Any] = summary.get("arms") or {}
+    if not arms:
+        return section("arms", "Arms", not_run("No results were scored."))
+    results = summary.get("results") or []
+    names = list(arms)
+    rows = []
+    for name, a in arms.items():
+        statuses = ", ".join(f"{k} {v}" for k, v in sorted((a.get("status_counts") or {}).items()))
+        rows.append([name, a.get("n", 0), f"{pct(a.get('pass_rate'))} "
+                     f"{interval(a.get('pass_rate_ci'), True)}",
+                     f"{num(a.get('f1'))} {interval(a.get('f1_ci'))}",
+                     num(a.get("precision")), num(a.get("recall")),
+                     seconds(a.get("duration_median_s")), seconds(a.get("duration_p90_s")),
+                     money(a.get("cost_total_usd")), statuses])
+    tbl = table(["arm", "n", "pass rate [95% CI]", "F1 [95% CI]", "precision", "recall",
+                 "median duration", "p90 duration", "cost", "test statuses"], rows,
+                numeric=range(1, 9))
+    pass_plot = svg.interval_plot(
+        [(n, arms[n].get("pass_rate"), *(arms[n].get("pass_rate_ci") or (None, None)))
+         for n in names], title="Pass rate per arm, with 95% Wilson interval")
+    f1_plot = svg.box_strip_plot([(n, values(results, n, "f1")) for n in names],
+                                 title="F1 per result, by arm")
+    durations = {n: values(results, n, "duration_s") for n in names}
+    top = max((max(v) for v in durations.values() if v), default=1.0)
+    dur_plot = svg.box_strip_plot([(n, durations[n]) for n in names], lo=0.0, hi=top,
+                                  title="Duration per result (seconds), by arm",
+                                  fmt=lambda v: f"{v:.0f}s")
+    costs = [(n, arms[n].get("cost_total_usd")) for n in names]
+    cost_plot = (svg.bar_chart(costs, title="Total cost per arm (USD)", fmt=lambda v: f"${v:.2f}")
+                 if any(c is not None for _, c in costs)
+                 else not_run("No cost was recorded for any arm."))
+    body = (f"{tbl}<div class=\"plots\">"
+            f"<figure><figcaption>Pass rate, with its 95% interval</figcaption>{pass_plot}"
+            f"</figure><figure><figcaption>File-level F1: box from first to third quartile, "
+            f"line at the median, one dot per result</figcaption>{f1_plot}</figure>"
+            f"<figure><figcaption>Duration</figcaption>{dur_plot}</figure>"
+            f"<figure><figcaption>Cost</figcaption>{cost_plot}</figure></div>")
+    return section("arms", "Arms", body)
+
+
+def _comparisons(summary: dict[str, Any]) -> str:
+    comps = summary.get("comparisons") or []
+    if not comps:
+        return section("comparisons", "Paired comparison",
+                       not_run("Only one arm: there is nothing to compare."))
+    parts = []
+    for c in comps:
+        facts = (f"pass rate {pct(c.get('pass_rate_a'))} vs {pct(c.get('pass_rate_b'))}, "
+                 f"paired by {c.get('paired_by', 'task')}")
+        parts.append(f'<div class="comparison"><h3>{e(c["arm_a"])} vs {e(c["arm_b"])}</h3>'
+                     f"<p>{e(pass_sentence(c))}</p><p>{e(f1_sentence(c))}</p>"
+                     f'<p class="muted">{e(facts)}</p></div>')
+    return section("comparisons", "Paired comparison", "".join(parts))
+
+
+def _header(inputs: ReportInputs, title: str) -> str:
+    s = inputs.summary
+    results = s.get("results") or []
+    facts = [f"{len(results)} results", f"{len({r.get('task_id') for r in results})} tasks",
+             f"{len(s.get('arms') or {})} arms"]
+    if s.get("seed") is not None:
+        facts.append(f"bootstrap seed {s['seed']}")
+    notes = "".join(f'<p class="note">{e(n)}</p>' for n in s.get("notes") or [])
+    nav = "".join(f'<a href="#{a}">{e(t)}</a>' for a, t in (
+        ("arms", "Arms"), ("comparisons", "Comparison"), ("pairwise", "Pairwise"),
+        ("audit", "Audit"), ("tasks", "Tasks")))
+    return (f"<header><h1>{e(title)}</h1><p class=\"muted\">{e(' · '.join(facts))}</p>"
+            f"<nav>{nav}</nav>{notes}</header>")
+
+
+def render_html(inputs: ReportInputs, title: str = "judgekit report") -> str:
+    """Render the whole page as one string."""
+    s = inputs.summary
+    body = Raw("".join([
+        _header(inputs, title), _warnings(inputs), _arms(s), _comparisons(s),
+        pairwise_section(inputs), audit_section(inputs), tasks_section(inputs)]))
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            "<meta name=\"color-scheme\" content=\"light\">"
+            f"<title>{e(title)}</title><style>{_asset('report.css')}</style></head>"
+            f"<body><main>{body}</main><footer class=\"muted\">Written by judgekit. "
+            "Rebuild with <code>judgekit report DIR</code>.</footer>"
+            f"<script>{_asset('report.js')}</script></body></html>\n")

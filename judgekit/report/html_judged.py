@@ -1,0 +1,140 @@
+"""HTML sections of the judged parts: pairwise judging and the audit of failed results.
+
+Both are optional: without ``summary["pairwise"]`` / ``summary["audit"]`` the section says
+the step was not run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judgekit.report import svg
+from judgekit.report.content import (
+    evidence_list,
+    pairwise_views,
+    ranking,
+    win_rate,
+    sorted_audit,
+    suspected_ids,
+)
+from judgekit.report.format import pct
+from judgekit.report.load import ReportInputs
+from judgekit.report.markup import Raw, badge, e, not_run, section, table
+
+
+def pairwise_section(inputs: ReportInputs) -> str:
+    views = pairwise_views(inputs.summary)
+    if not views:
+        return section("pairwise", "Pairwise judging", not_run(
+            "Pairwise judging was not run (use judgekit judge with --judge MODEL)."))
+    parts = ['<p class="muted">Each pair of solutions is judged twice, once in each order. '
+             "An arm wins a dimension only when it wins in both orders; anything else is a "
+             "draw. Position-consistency is how often both orders agreed; first-slot "
+             "preference is how often the judge picked whichever solution it saw first.</p>"]
+    for v in views:
+        rows, side, table_rows = [], [], []
+        for dim, s in v.dimensions:
+            wa, wb, dr = (float(s.get(k) or 0) for k in ("wins_a", "wins_b", "draws"))
+            rows.append((dim, [(wa, "win-a", f"{v.arm_a} wins: {wa:g}"),
+                               (dr, "draw", f"draws: {dr:g}"),
+                               (wb, "win-b", f"{v.arm_b} wins: {wb:g}")]))
+            side.append(f"consistent {pct(s.get('position_consistency'))} · first slot "
+                        f"{pct(s.get('first_slot_preference'))}")
+            table_rows.append([dim, f"{wa:g}", f"{dr:g}", f"{wb:g}", win_rate(s),
+                               pct(s.get("position_consistency")),
+                               pct(s.get("first_slot_preference")),
+                               s.get("n_unscored", 0) or 0])
+        legend = (f'<p class="legend"><span class="sw win-a"></span>{e(v.arm_a)} wins '
+                  f'<span class="sw draw"></span>draw <span class="sw win-b"></span>'
+                  f"{e(v.arm_b)} wins</p>")
+        plot = svg.stacked_bars(rows, side=side,
+                                title=f"{v.arm_a} vs {v.arm_b}: wins, draws, losses")
+        tbl = table(["dimension", f"{v.arm_a} wins", "draws", f"{v.arm_b} wins",
+                     f"{v.arm_a} win rate [95% CI]", "position-consistency",
+                     "first-slot preference", "unscored"], table_rows, numeric=range(1, 8))
+        parts.append(f'<div class="pair"><h3>{e(v.name)}</h3>{legend}'
+                     f"<figure>{plot}</figure>{tbl}</div>")
+    ranked = ranking(inputs.summary)
+    if ranked:
+        parts.append("<h3>Bradley–Terry ranking</h3>" + table(
+            ["rank", "arm", "strength"], [[i + 1, a, f"{s:.3f}"] for i, (a, s) in
+                                          enumerate(ranked)], numeric=(0, 2)))
+    return section("pairwise", "Pairwise judging", "".join(parts))
+
+
+def _yes_no(v: object) -> str:
+    return "yes" if v is True else "no" if v is False else "–"
+
+
+def verdict_card(rec: dict[str, Any], suspected: bool = False) -> Raw:
+    """One audit record: its verdict, reasoning, evidence and the evidence check."""
+    v = rec.get("verdict") or {}
+    state = str(rec.get("state", "valid"))
+    head = f"{rec.get('task_id')} · {rec.get('arm')} · attempt {rec.get('attempt', 0)}"
+    badges = [badge(state, "valid" if state == "valid" else "unscored")]
+    if suspected:
+        badges.append(badge("suspected defective task", "suspect"))
+    if state == "valid" and v:
+        ife = v.get("score") == 1
+        badges.append(badge("task defect caused the failure" if ife else "agent's failure",
+                            "ife" if ife else "agent"))
+        ok = rec.get("evidence_verified")
+        badges.append(badge("evidence found in the materials" if ok else
+                            "evidence NOT found in the materials",
+                            "verified" if ok else "unverified"))
+    tries = rec.get("tries")
+    facts = [("defect exists", _yes_no(v.get("deficiency_exists"))),
+             ("defect caused the failure", _yes_no(v.get("deficiency_caused_failure"))),
+             ("category", v.get("deficiency_type") or "–"),
+             ("score", v.get("score", "–")), ("judge calls", tries if tries is not None else "–")]
+    dl = "".join(f"<dt>{e(k)}</dt><dd>{e(val)}</dd>" for k, val in facts)
+    body = [f'<dl class="facts">{dl}</dl>']
+    for key, label in (("existence_reasoning", "Does a defect exist?"),
+                       ("causation_reasoning", "Did it cause the failure?")):
+        if v.get(key):
+            body.append(f"<h5>{e(label)}</h5><p class=\"reasoning\">{e(v[key])}</p>")
+    quotes = evidence_list(v)
+    if quotes:
+        body.append("<h5>Evidence</h5>" + "".join(
+            f"<blockquote>{e(q)}</blockquote>" for q in quotes))
+    if rec.get("error"):
+        body.append(f'<p class="muted">error: {e(rec["error"])}</p>')
+    return Raw(f'<article class="verdict{" suspect" if suspected else ""}"><h4>{e(head)} '
+               f'{"".join(badges)}</h4>{"".join(body)}</article>')
+
+
+def audit_section(inputs: ReportInputs) -> str:
+    audit = inputs.summary.get("audit")
+    if not isinstance(audit, dict):
+        return section("audit", "Audit of failed results", not_run(
+            "The audit of failed results was not run (use judgekit audit or judgekit judge "
+            "with --judge MODEL)."))
+    suspected = suspected_ids(audit)
+    counts = [("failed results audited", audit.get("n_failed")),
+              ("valid verdicts", audit.get("n_valid")),
+              ("task defect caused the failure", audit.get("n_ife")),
+              ("unscored", audit.get("n_unscored")), ("errors", audit.get("n_error"))]
+    tiles = "".join(f'<div class="tile"><span class="big">{e(v if v is not None else "–")}'
+                    f'</span><span>{e(k)}</span></div>' for k, v in counts)
+    parts = [f'<div class="tiles">{tiles}</div>']
+    if suspected:
+        items = "".join(f'<li><a href="#task-{e(t)}">{e(t)}</a></li>' for t in suspected)
+        parts.append('<div class="suspects"><h3>Suspected defective tasks</h3><p>Several '
+                     "independent runs blame these tasks on the same defect. Check them "
+                     f"before trusting their results.</p><ul>{items}</ul></div>")
+    else:
+        parts.append("<p>No task is suspected of being defective.</p>")
+    by_type = {k: v for k, v in (audit.get("by_type") or {}).items()
+               if isinstance(v, (int, float))}
+    if by_type:
+        ordered = sorted(by_type.items(), key=lambda kv: (-kv[1], kv[0]))
+        parts.append("<h3>Verdicts by category</h3><figure>" + svg.bar_chart(
+            ordered, title="Verdicts by deficiency category", fmt=lambda x: f"{x:g}")
+            + "</figure>")
+    records = sorted_audit(inputs)
+    if records:
+        parts.append("<h3>Verdicts</h3>" + "".join(
+            verdict_card(r, str(r.get("task_id")) in suspected) for r in records))
+    else:
+        parts.append(not_run("No audit records (audit.jsonl) were found."))
+    return section("audit", "Audit of failed results", "".join(parts))

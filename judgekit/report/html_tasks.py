@@ -1,0 +1,143 @@
+"""The per-task table of the HTML report: one row per result, details that open.
+
+Each result's details hold its diff, the ground-truth diff, the test output and the
+verdicts about it (audit verdicts, and pairwise verdicts of pairs it took part in).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judgekit.report.content import ResultEntry, TaskView, task_views
+from judgekit.report.format import money, num, seconds
+from judgekit.report.html_judged import verdict_card
+from judgekit.report.load import ReportInputs
+from judgekit.report.markup import Raw, badge, e, not_run, pre, section
+
+COLUMNS = ("task", "arm", "attempt", "test", "precision", "recall", "F1", "duration", "cost",
+           "verdicts")
+
+
+def _files(entry: ResultEntry) -> str:
+    touched = set(entry.scored.get("files_touched") or [])
+    truth = set(entry.scored.get("ground_truth_files") or [])
+    if not touched and not truth:
+        return ""
+    rows = "".join(
+        f'<li class="{"hit" if f in touched and f in truth else "extra" if f in touched else "miss"}"'
+        f">{e(f)} <span class=\"muted\">"
+        f'{"both" if f in touched and f in truth else "agent only" if f in touched else "fix only"}'
+        "</span></li>" for f in sorted(touched | truth))
+    return f"<h5>Files</h5><ul class=\"files\">{rows}</ul>"
+
+
+def _pairwise(entry: ResultEntry, records: list[dict[str, Any]]) -> str:
+    arm = entry.scored.get("arm")
+    mine = [r for r in records if arm in (r.get("arm_a"), r.get("arm_b"))]
+    if not mine:
+        return ""
+    rows = []
+    for r in mine:
+        for dim, d in (r.get("dimensions") or {}).items():
+            if not isinstance(d, dict):
+                continue
+            reasons = " / ".join(str(d[k]) for k in ("reasoning", "reasoning1", "reasoning2")
+                                 if d.get(k))
+            rows.append(f"<tr><td>{e(r.get('arm_a'))} vs {e(r.get('arm_b'))}</td>"
+                        f"<td>{e(dim)}</td><td>{e(d.get('winner', '–'))}</td>"
+                        f"<td>{e(d.get('order1', '–'))} / {e(d.get('order2', '–'))}</td>"
+                        f"<td>{'yes' if d.get('position_bias') else 'no'}</td>"
+                        f"<td>{e(d.get('state', 'valid'))}</td><td>{e(reasons)}</td></tr>")
+    return ("<h5>Pairwise verdicts</h5><table class=\"inner\"><thead><tr><th>pair</th>"
+            "<th>dimension</th><th>winner</th><th>order 1 / order 2</th><th>position bias</th>"
+            f"<th>state</th><th>reasoning</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
+def _details(entry: ResultEntry, view: TaskView) -> str:
+    s, run = entry.scored, entry.run
+    parts = []
+    if run is not None:
+        t = run.task
+        facts = [("repository", t.repo), ("commit", t.commit), ("test command", t.test_command),
+                 ("serving model", run.model), ("harness", run.harness_status)]
+        dl = "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in facts if v)
+        parts.append(f'<dl class="facts">{dl}</dl>')
+        if t.description:
+            parts.append(f"<h5>Task description</h5><p class=\"reasoning\">{e(t.description)}</p>")
+        if run.harness_error:
+            parts.append(f"<h5>Harness error</h5>{pre(run.harness_error)}")
+    parts.append(_files(entry))
+    if s.get("test_reason"):
+        parts.append(f"<p><strong>Test outcome:</strong> {e(s['test_status'])} — "
+                     f"{e(s['test_reason'])}</p>")
+    if run is not None:
+        parts.append("<h5>Agent diff</h5>" + (pre(run.agent_diff, "diff", diff=True)
+                                              if run.agent_diff else not_run("No diff kept.")))
+        if run.ground_truth_diff:
+            parts.append("<details class=\"inner\"><summary>Ground-truth diff</summary>"
+                         f"{pre(run.ground_truth_diff, 'diff', diff=True)}</details>")
+        out = run.test.output if run.test else None
+        parts.append("<h5>Test output</h5>" + (pre(out[-60_000:] if len(out) > 60_000 else out,
+                                                   "output") if out else not_run(
+            "No test output was kept for this result.")))
+    else:
+        parts.append(not_run("The run (diff, test output) is not in this directory's "
+                             "runs.jsonl."))
+    if entry.verdicts:
+        parts.append("<h5>Audit verdicts</h5>" + "".join(verdict_card(v) for v in entry.verdicts))
+    parts.append(_pairwise(entry, view.pairwise))
+    return "".join(parts)
+
+
+def _verdict_summary(entry: ResultEntry) -> str:
+    out = []
+    for v in entry.verdicts:
+        verdict = v.get("verdict") or {}
+        if v.get("state", "valid") != "valid":
+            out.append(badge(str(v.get("state")), "unscored"))
+        elif verdict.get("score") == 1:
+            out.append(badge(f"defect: {verdict.get('deficiency_type') or '?'}", "ife"))
+        else:
+            out.append(badge("agent's failure", "agent"))
+    return "".join(out) or "–"
+
+
+def _row(entry: ResultEntry, view: TaskView, first: bool) -> str:
+    s = entry.scored
+    anchor = f' id="task-{e(view.task_id)}"' if first else ""
+    status = str(s.get("test_status", "unknown"))
+    task_cell = (f'<td class="task{"" if first else " repeat"}"{anchor}>{e(view.task_id)}</td>')
+    cells = [s.get("arm"), s.get("attempt", 0)]
+    nums = [num(s.get("precision")), num(s.get("recall")), num(s.get("f1")),
+            seconds(s.get("duration_s")), money(s.get("cost_usd"))]
+    text = " ".join(str(x) for x in (view.task_id, s.get("arm"), status, s.get("run_id") or ""))
+    row = (f'<tr class="result" data-status="{e(status)}" data-text="{e(text.lower())}">'
+           f"{task_cell}<td>{e(cells[0])}</td><td class=\"num\">{e(cells[1])}</td>"
+           f"<td>{badge(status)}</td>"
+           + "".join(f'<td class="num">{e(n)}</td>' for n in nums)
+           + f"<td>{_verdict_summary(entry)}</td></tr>")
+    label = "diff, test output" + (", verdicts" if entry.verdicts or view.pairwise else "")
+    detail = (f'<tr class="detail" data-status="{e(status)}" data-text="{e(text.lower())}">'
+              f'<td colspan="{len(COLUMNS)}"><details><summary>{e(label)}</summary>'
+              f'<div class="detail-body">{_details(entry, view)}</div></details></td></tr>')
+    return row + detail
+
+
+def tasks_section(inputs: ReportInputs) -> str:
+    views = task_views(inputs)
+    if not views:
+        return section("tasks", "Results by task", not_run("No results."))
+    statuses = sorted({str(en.scored.get("test_status")) for v in views for en in v.entries})
+    options = "".join(f'<option value="{e(s)}">{e(s)}</option>' for s in statuses)
+    controls = ('<div class="controls"><label>Filter <input type="search" id="filter" '
+                'placeholder="task, arm or run"></label> <label>Test <select id="status">'
+                f'<option value="">all</option>{options}</select></label> '
+                '<button type="button" id="expand">Open all</button> '
+                '<button type="button" id="collapse">Close all</button></div>')
+    head = "".join(f"<th>{e(c)}</th>" for c in COLUMNS)
+    bodies = "".join(
+        "<tbody class=\"task-group\">" + "".join(
+            _row(en, v, i == 0) for i, en in enumerate(v.entries)) + "</tbody>"
+        for v in views)
+    body = Raw(f'{controls}<table class="tasks"><thead><tr>{head}</tr></thead>{bodies}</table>')
+    return section("tasks", "Results by task", body)

@@ -1,0 +1,85 @@
+"""HTML building blocks for the report. Every piece of text goes through :func:`e`.
+
+Diffs, test output and judge reasoning are untrusted: they are escaped like everything
+else, never inserted as markup.
+
+Example:
+    >>> e("<script>")
+    '&lt;script&gt;'
+    >>> table(["a"], [["<b>"]])
+    '<table><thead><tr><th>a</th></tr></thead><tbody><tr><td>&lt;b&gt;</td></tr></tbody></table>'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+
+class Raw(str):
+    """A string that is already safe HTML."""
+
+
+def e(text: object) -> str:
+    """Escape any value for HTML text or a quoted attribute.
+
+    ``://`` is written as ``:&#47;/`` (same text on screen), so that no URL from untrusted
+    content appears literally in the file.
+    """
+    if isinstance(text, Raw):
+        return text
+    return escape(str(text), quote=True).replace("://", ":&#47;/")
+
+
+def raw(html: str) -> Raw:
+    return Raw(html)
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[object]], cls: str = "",
+          numeric: Sequence[int] = ()) -> Raw:
+    """A table; cells are escaped unless they are :class:`Raw`."""
+    c = f' class="{e(cls)}"' if cls else ""
+
+    def cell(i: int, v: object, t: str) -> str:
+        a = ' class="num"' if i in numeric else ""
+        return f"<{t}{a}>{e(v)}</{t}>"
+
+    head = "".join(cell(i, h, "th") for i, h in enumerate(header))
+    body = "".join("<tr>" + "".join(cell(i, v, "td") for i, v in enumerate(r)) + "</tr>"
+                   for r in rows)
+    return Raw(f"<table{c}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+
+
+def badge(text: str, kind: str | None = None) -> Raw:
+    """A small coloured label; ``kind`` picks the colour (defaults to the text)."""
+    k = "".join(ch if ch.isalnum() or ch == "-" else "-" for ch in (kind or text).lower())
+    return Raw(f'<span class="badge b-{k}">{e(text)}</span>')
+
+
+def pre(text: str, cls: str = "", limit: int = 60_000, diff: bool = False) -> Raw:
+    """Preformatted text, cut to ``limit`` characters; diffs get per-line colours."""
+    cut = len(text) > limit
+    body = text[:limit]
+    if diff:
+        lines = []
+        for line in body.splitlines():
+            k = ("add" if line.startswith("+") and not line.startswith("+++") else
+                 "del" if line.startswith("-") and not line.startswith("---") else
+                 "hunk" if line.startswith("@@") else
+                 "meta" if line.startswith(("diff ", "index ", "+++", "---")) else "")
+            lines.append(f'<span class="{k}">{e(line)}</span>' if k else e(line))
+        inner = "\n".join(lines)
+    else:
+        inner = e(body)
+    note = (f'<p class="muted">Cut to the first {limit:,} of {len(text):,} characters; the '
+            f"full text is in runs.jsonl.</p>" if cut else "")
+    c = f' class="{e(cls)}"' if cls else ""
+    return Raw(f"<pre{c}>{inner}</pre>{note}")
+
+
+def section(anchor: str, title: str, body: str) -> Raw:
+    return Raw(f'<section id="{e(anchor)}"><h2>{e(title)}</h2>{body}</section>')
+
+
+def not_run(text: str) -> Raw:
+    return Raw(f'<p class="not-run">{e(text)}</p>')
