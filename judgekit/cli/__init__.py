@@ -20,6 +20,7 @@ COMMANDS: tuple[str, ...] = (
     "schema",
     "run",
     "suite",
+    "report",
 )
 
 
