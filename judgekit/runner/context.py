@@ -65,6 +65,7 @@ class IndexProvider:
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[.:]{1,2}[A-Za-z_][A-Za-z0-9_]*)*")
+_CODE = re.compile(r"`([^`\n]+)`|\b([A-Za-z_][A-Za-z0-9_.]*)\(")
 _STOP = set("""
 about above after again also because been before being below between both could does doing
 down during each error every from further have having here into itself just more most
@@ -78,6 +79,10 @@ _MAX_FILE_BYTES = 400_000
 def keywords(text: str) -> list[str]:
     """Identifier-like words of ``text`` worth searching for (deduplicated, in order)."""
     seen: dict[str, None] = {}
+    for code in _CODE.findall(text):  # `name` or name(...): kept even when short
+        for token in _WORD.findall(code[0] or code[1]):
+            if len(token) >= 2:
+                seen.setdefault(token, None)
     for token in _WORD.findall(text):
         for part in {token, *re.split(r"[.:]+", token)}:
             if len(part) >= 4 and part.lower() not in _STOP:

@@ -1,0 +1,112 @@
+"""``judgekit run``: arms, attempts, resume, context arms, and a run file score reads."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from judgekit.cli import main
+from judgekit.runner import RunPlan, AgentCommand, load_suite, run_suite
+from judgekit.runs.models import RunResult
+
+from .conftest import FIX_AGENT
+
+
+def results(path: Path) -> list[RunResult]:
+    return [RunResult.model_validate_json(line) for line in path.read_text().splitlines()]
+
+
+def test_full_run_on_two_arms_then_score_reads_the_run_file(
+        suite_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run.jsonl"
+    code = main(["run", str(suite_file), "--agent", FIX_AGENT, "--arms", "baseline,context",
+                 "--context-provider", "grep", "--attempts", "1", "--jobs", "2",
+                 "--model", "test-model", "--out", str(out), "--mirror-dir",
+                 str(tmp_path / "m")])
+    assert code == 0
+    rows = sorted(results(out), key=lambda r: r.arm)
+    assert [(r.task_id, r.arm, r.attempt) for r in rows] == [
+        ("calc-001", "baseline", 0), ("calc-001", "context", 0)]
+    for r in rows:
+        assert r.harness_status == "completed" and r.model == "test-model"
+        assert "+    return a + b" in r.agent_diff
+        assert "tests/test_calc.py" in r.ground_truth_diff
+        assert r.test.exit_code == 0 and "2 passed" in r.test.output
+        assert r.run_id == rows[0].run_id and r.duration_s is not None
+    baseline, context = rows
+    assert baseline.injected_files is None
+    assert context.injected_files == ["calc/__init__.py"]
+    capsys.readouterr()
+    assert main(["score", str(out), "--json", "--no-similarity"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert "baseline" in json.dumps(summary) and "context" in json.dumps(summary)
+
+
+def test_prompts_of_the_arms_differ_only_by_the_context_block(suite_file, tmp_path) -> None:
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    agent = f"cp {{prompt_file}} {prompts}/{{arm}}.md"
+    plan = RunPlan(agents={"*": AgentCommand(agent)}, arms=["baseline", "context"],
+                   context_provider="grep", mirror_dir=str(tmp_path / "m"))
+    run_suite(load_suite(suite_file), plan, tmp_path / "run.jsonl")
+    base = (prompts / "baseline.md").read_text()
+    ctx = (prompts / "context.md").read_text()
+    assert "add() returns the difference" in base
+    assert "## Code that may be relevant" in ctx and "calc/__init__.py" in ctx
+    start = ctx.index("\n## Code that may be relevant")
+    end = ctx.index("When you are satisfied")
+    assert ctx[:start] + "\n" + ctx[end:] == base
+
+
+def test_an_unfixed_attempt_records_failing_tests_and_an_empty_diff(suite_file, tmp_path):
+    out = tmp_path / "run.jsonl"
+    assert main(["run", str(suite_file), "--agent", "true", "--out", str(out)]) == 0
+    (r,) = results(out)
+    assert r.arm == "baseline" and r.agent_diff == ""
+    assert r.test.exit_code != 0 and "1 failed" in r.test.output
+
+
+def test_per_arm_agents_and_resume_skip_finished_attempts(suite_file, tmp_path) -> None:
+    out = tmp_path / "run.jsonl"
+    args = ["run", str(suite_file), "--agent-for", f"fixer={FIX_AGENT}",
+            "--agent-for", "idle=true", "--arms", "fixer,idle", "--out", str(out)]
+    assert main([*args, "--attempts", "1"]) == 0
+    first = results(out)
+    with open(out, "ab") as fh:  # an interrupted write leaves a partial line
+        fh.write(b'{"task": {"id": "calc-0')
+    assert main([*args, "--attempts", "1"]) == 2, "an existing run file needs --resume"
+    assert main([*args, "--attempts", "2", "--resume"]) == 0
+    rows = results(out)
+    assert rows[:2] == first
+    assert sorted((r.arm, r.attempt) for r in rows) == [
+        ("fixer", 0), ("fixer", 1), ("idle", 0), ("idle", 1)]
+    assert all(("return a + b" in r.agent_diff) == (r.arm == "fixer") for r in rows)
+
+
+def test_a_missing_commit_is_recorded_as_a_harness_failure(project, tmp_path) -> None:
+    from .conftest import write_suite
+
+    suite = write_suite(tmp_path / "bad.yaml", project, commit="deadbeef" * 5)
+    out = tmp_path / "run.jsonl"
+    assert main(["run", str(suite), "--agent", "true", "--out", str(out)]) == 0
+    (r,) = results(out)
+    assert r.harness_status == "checkout_failed" and "not found" in r.harness_error
+
+
+def test_context_arm_without_the_index_extra_is_a_clear_config_error(
+        suite_file, tmp_path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "judgekit.index", None)  # as if the extra were absent
+    code = main(["run", str(suite_file), "--agent", "true", "--arms", "context",
+                 "--out", str(tmp_path / "r.jsonl")])
+    assert code == 2
+    assert "judgekit[index]" in capsys.readouterr().err
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_agent_for_an_unknown_arm_is_rejected(suite_file, tmp_path, capsys) -> None:
+    code = main(["run", str(suite_file), "--agent", "true", "--agent-for", "x=true",
+                 "--out", str(tmp_path / "r.jsonl")])
+    assert code == 2 and "not in --arms" in capsys.readouterr().err
