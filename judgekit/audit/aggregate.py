@@ -1,0 +1,156 @@
+"""From judge outcomes to audit records: majority over samples, then per-task aggregation.
+
+A result judged ``N`` times (``--samples N``) gets the majority score of its valid samples
+(a tie counts as 0: a defect claim needs a majority) and the share of samples agreeing with
+it. A task is a *suspected defective item* when at least ``min_runs`` independent results
+blame the same defect category, those results are a majority of the task's valid verdicts,
+and no result of the task passed (a pass proves the task solvable).
+
+Example:
+    >>> majority_score([1, 1, 0])
+    (1, 0.6667)
+    >>> majority_score([1, 0])
+    (0, 0.5)
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from judgekit.engine import ItemOutcome
+
+
+class SampleOutcome(BaseModel):
+    """One judgement of one result, after checks (``deficiency_type`` normalised)."""
+
+    state: str
+    verdict: dict[str, Any] | None = None
+    deficiency_type: str | None = None
+    evidence_verified: bool = False
+    quotes_not_found: list[str] = Field(default_factory=list)
+    tries: int = 0
+    reason: str | None = None
+    cached: bool = False
+    cost_usd: float = 0.0
+
+
+class AuditRecord(BaseModel):
+    """One line of ``audit.jsonl``: the audit of one failed result."""
+
+    task_id: str
+    arm: str
+    attempt: int
+    run_id: str | None = None
+    test_status: str
+    state: str = Field(description="valid, unscored or error.")
+    verdict: dict[str, Any] | None = Field(None, description="The seven verdict fields when valid.")
+    deficiency_type: str | None = Field(
+        None, description="The verdict's category, normalised to the rubric's name, or 'none'.")
+    evidence_verified: bool = False
+    quotes_not_found: list[str] = Field(default_factory=list)
+    tries: int = Field(0, description="Model answers asked for, over all samples.")
+    reason: str | None = None
+    samples: int = 1
+    agreement: float | None = Field(None, description="Share of valid samples agreeing with the majority score.")
+    sample_scores: list[int | None] = Field(default_factory=list)
+    materials_cut: bool = False
+    cached: bool = False
+    cost_usd: float = 0.0
+
+    @property
+    def score(self) -> int | None:
+        return int(self.verdict["score"]) if self.state == "valid" and self.verdict else None
+
+
+class TaskAudit(BaseModel):
+    """What the audits of one task's failed results say together."""
+
+    task_id: str
+    n_audited: int
+    n_valid: int
+    n_ife: int
+    n_passed: int = Field(0, description="Results of this task that passed (not audited).")
+    by_type: dict[str, int] = Field(default_factory=dict)
+    task_score: int | None = Field(None, description="Majority of valid result scores (tie: 0).")
+    suspected: bool = False
+    suspected_type: str | None = None
+    runs: list[dict[str, Any]] = Field(default_factory=list)
+
+
+def majority_score(scores: Sequence[int]) -> tuple[int, float]:
+    """Majority of 0/1 ``scores`` (tie → 0) and the share agreeing with it (4 decimals)."""
+    ones = sum(1 for s in scores if s == 1)
+    winner = 1 if ones * 2 > len(scores) else 0
+    agree = ones if winner == 1 else len(scores) - ones
+    return winner, round(agree / len(scores), 4) if scores else 0.0
+
+
+def combine_samples(samples: Sequence[SampleOutcome]) -> dict[str, Any]:
+    """Fields of an :class:`AuditRecord` from the samples of one result."""
+    valid = [s for s in samples if s.state == "valid" and s.verdict is not None]
+    common: dict[str, Any] = {
+        "samples": len(samples), "tries": sum(s.tries for s in samples),
+        "sample_scores": [int(s.verdict["score"]) if s.state == "valid" and s.verdict else None
+                          for s in samples],
+        "cached": all(s.cached for s in samples), "cost_usd": sum(s.cost_usd for s in samples),
+    }
+    if not valid:
+        state = "error" if any(s.state == "error" for s in samples) and not any(
+            s.state == "unscored" for s in samples) else "unscored"
+        reasons = [s.reason for s in samples if s.reason]
+        return {**common, "state": state, "verdict": None, "deficiency_type": None,
+                "evidence_verified": False, "reason": reasons[0] if reasons else None}
+    score, agreement = majority_score([int(s.verdict["score"]) for s in valid])  # type: ignore[index]
+    winners = [s for s in valid if int(s.verdict["score"]) == score]  # type: ignore[index]
+    top_type = Counter(s.deficiency_type for s in winners).most_common(1)[0][0]
+    chosen = next(s for s in winners if s.deficiency_type == top_type)
+    return {**common, "state": "valid", "verdict": chosen.verdict,
+            "deficiency_type": chosen.deficiency_type,
+            "evidence_verified": chosen.evidence_verified,
+            "quotes_not_found": chosen.quotes_not_found,
+            "agreement": agreement if len(samples) > 1 else None,
+            "reason": None}
+
+
+def sample_from_outcome(outcome: ItemOutcome, normalise_type: Any,
+                        missing_quotes: Any) -> SampleOutcome:
+    """A :class:`SampleOutcome` from an engine outcome; helpers are the rubric's."""
+    if outcome.state != "valid" or outcome.verdict is None:
+        return SampleOutcome(state=outcome.state, tries=outcome.tries, reason=outcome.reason,
+                             cached=outcome.cached, cost_usd=outcome.cost_usd)
+    missing = missing_quotes(outcome.verdict)
+    return SampleOutcome(state="valid", verdict=outcome.verdict,
+                         deficiency_type=normalise_type(outcome.verdict.get("deficiency_type")),
+                         evidence_verified=not outcome.soft_failures and not missing,
+                         quotes_not_found=missing, tries=outcome.tries, cached=outcome.cached,
+                         cost_usd=outcome.cost_usd)
+
+
+def aggregate_tasks(records: Sequence[AuditRecord], passed: dict[str, int] | None = None,
+                    min_runs: int = 2) -> list[TaskAudit]:
+    """Per-task aggregation; suspected tasks first, then by IFE count, then by id."""
+    by_task: dict[str, list[AuditRecord]] = defaultdict(list)
+    for rec in records:
+        by_task[rec.task_id].append(rec)
+    passed = passed or {}
+    tasks = []
+    for task_id, recs in by_task.items():
+        valid = [r for r in recs if r.state == "valid"]
+        ife = [r for r in valid if r.score == 1]
+        types = Counter(r.deficiency_type or "none" for r in ife)
+        task = TaskAudit(
+            task_id=task_id, n_audited=len(recs), n_valid=len(valid), n_ife=len(ife),
+            n_passed=passed.get(task_id, 0), by_type=dict(types.most_common()),
+            task_score=majority_score([r.score or 0 for r in valid])[0] if valid else None)
+        if types:
+            top, count = types.most_common(1)[0]
+            if count >= min_runs and count * 2 > len(valid) and task.n_passed == 0:
+                task.suspected, task.suspected_type = True, top
+                task.runs = [{"run_id": r.run_id, "arm": r.arm, "attempt": r.attempt}
+                             for r in ife if r.deficiency_type == top]
+        tasks.append(task)
+    return sorted(tasks, key=lambda t: (not t.suspected, -t.n_ife, t.task_id))

@@ -1,0 +1,116 @@
+"""Gather what the judge sees about one failed result, fenced and fitted to a token budget.
+
+Example:
+    >>> from judgekit.runs.models import RunResult, Task, TestResult
+    >>> r = RunResult(task=Task(id="t1", description="Fix it."), arm="a",
+    ...               test=TestResult(exit_code=1, output="E   AssertionError"))
+    >>> m = gather_materials(r, None, budget_tokens=4000)
+    >>> "<<<UNTRUSTED test output" in m.prompt and not m.cut_notes
+    True
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from string import Template
+
+from judgekit._resources import data_dir
+from judgekit.audit.condense import condense, estimate_tokens
+from judgekit.runs.models import RunResult
+from judgekit.scoring.models import ScoredResult
+
+#: Share of the budget each long block may claim (what one block leaves goes to the others).
+WEIGHTS = {"transcript": 4.0, "test_output": 3.0, "agent_diff": 2.0, "ground_truth_diff": 2.0,
+           "description": 1.0, "harness_error": 0.5}
+LABELS = {"transcript": "agent transcript", "test_output": "test output",
+          "agent_diff": "agent diff", "ground_truth_diff": "ground-truth diff",
+          "description": "task description", "harness_error": "harness error"}
+#: Tokens kept back for the template's fixed text and the answer's overhead.
+RESERVE_TOKENS = 600
+
+
+@dataclass
+class Materials:
+    """The per-item prompt, the raw texts quotes are checked against, and what was cut."""
+
+    prompt: str
+    sources: list[str] = field(default_factory=list)
+    cut_notes: list[str] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.prompt)
+
+
+def load_template(name: str) -> Template:
+    return Template((data_dir("prompts") / name).read_text(encoding="utf-8"))
+
+
+def fence(label: str, text: str | None) -> str:
+    """Enclose untrusted ``text`` in a labelled block whose end marker it cannot forge."""
+    if not text or not text.strip():
+        return f"(no {label} recorded)"
+    tag = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:12]
+    return f"<<<UNTRUSTED {label} {tag}\n{text.rstrip()}\nUNTRUSTED {label} {tag}>>>"
+
+
+def allocate(sizes: dict[str, int], budget: int) -> dict[str, int]:
+    """Weighted water-filling: blocks smaller than their share keep all their tokens and
+    hand the rest to the others."""
+    alloc: dict[str, int] = {}
+    left = dict(sizes)
+    remaining = max(0, budget)
+    while left:
+        total_w = sum(WEIGHTS.get(k, 1.0) for k in left)
+        shares = {k: int(remaining * WEIGHTS.get(k, 1.0) / total_w) for k in left}
+        small = {k: v for k, v in left.items() if v <= shares[k]}
+        if not small:
+            alloc.update(shares)
+            break
+        for k, v in small.items():
+            alloc[k] = v
+            remaining -= v
+            del left[k]
+    return alloc
+
+
+def _raw_blocks(run: RunResult) -> dict[str, str]:
+    test = run.test
+    return {
+        "description": run.task.description or "",
+        "harness_error": run.harness_error or "",
+        "test_output": (test.output or "") if test else "",
+        "agent_diff": run.agent_diff or "",
+        "ground_truth_diff": run.ground_truth_diff or "",
+        "transcript": run.transcript or "",
+    }
+
+
+def gather_materials(run: RunResult, scored: ScoredResult | None, *, budget_tokens: int,
+                     system_tokens: int = 0, sample: tuple[int, int] = (1, 1)) -> Materials:
+    """Build the per-item prompt for ``run`` within ``budget_tokens`` (minus the system part)."""
+    raw = _raw_blocks(run)
+    room = budget_tokens - system_tokens - RESERVE_TOKENS - estimate_tokens(run.task.test_command or "")
+    alloc = allocate({k: estimate_tokens(v) for k, v in raw.items()}, room)
+    blocks: dict[str, str] = {}
+    notes: list[str] = []
+    for key, text in raw.items():
+        c = condense(text, alloc.get(key, 0), LABELS[key])
+        if c.note:
+            notes.append(c.note)
+        blocks[key] = fence(LABELS[key], c.text)
+    status = scored.test_status if scored else "unknown"
+    reason = (scored.test_reason if scored else "") or "no reason recorded"
+    tests_run = scored.tests_run if scored and scored.tests_run is not None else "unknown"
+    k, n = sample
+    cut = "".join(f"- Note: {note}\n" for note in notes)
+    prompt = load_template("audit_item.md").safe_substitute(
+        task_id=run.task_id, arm=run.arm, attempt=run.attempt, test_status=status,
+        test_reason=reason, tests_run=tests_run, harness_status=run.harness_status,
+        cut_notes=cut, test_command=fence("test command", run.task.test_command),
+        sample_note=(f"\n(This is independent judgement {k} of {n} of this result.)\n"
+                     if n > 1 else ""),
+        **blocks)
+    sources = [v for v in raw.values() if v] + [run.task.test_command or "", reason]
+    return Materials(prompt=prompt, sources=sources, cut_notes=notes)

@@ -1,0 +1,134 @@
+"""``run_audit``: ask the judge about every result that did not pass, check and aggregate.
+
+Example:
+    >>> from judgekit import evaluate                                   # doctest: +SKIP
+    >>> result = evaluate(["runs/"], judge="anthropic:claude-sonnet-4-5",
+    ...                   pairwise=False, audit_options=AuditOptions(rubric="commit-revert"))
+    >>> result.audit.summary["suspected_tasks"]                         # doctest: +SKIP
+    ['flask-003']
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from judgekit.audit.aggregate import (
+    AuditRecord,
+    TaskAudit,
+    aggregate_tasks,
+    combine_samples,
+    sample_from_outcome,
+)
+from judgekit.audit.checks import evidence_problems, logical_problems, missing_quotes
+from judgekit.audit.condense import estimate_tokens
+from judgekit.audit.materials import gather_materials, load_template
+from judgekit.audit.options import AuditOptions
+from judgekit.audit.rubric import NONE_TYPE, Rubric, load_rubric
+from judgekit.audit.verdict import verdict_schema
+from judgekit.engine import Engine, JudgeRequest
+from judgekit.runs.models import RunResult
+from judgekit.scoring.models import ScoredResult, ScoreSummary
+
+
+@dataclass
+class AuditReport:
+    """The audit part of an evaluation (a :class:`judgekit.evaluate.JudgedPart`)."""
+
+    rubric: Rubric
+    records: list[AuditRecord]
+    tasks: list[TaskAudit]
+    model: str = ""
+    samples: int = 1
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        valid = [r for r in self.records if r.state == "valid"]
+        ife = [r for r in valid if r.score == 1]
+        by_type = Counter(r.deficiency_type or NONE_TYPE for r in ife)
+        return {
+            "rubric": self.rubric.id, "rubric_version": self.rubric.version,
+            "judge": self.model, "samples": self.samples,
+            "n_failed": len(self.records), "n_valid": len(valid),
+            "n_unscored": sum(r.state == "unscored" for r in self.records),
+            "n_error": sum(r.state == "error" for r in self.records),
+            "n_ife": len(ife), "by_type": dict(by_type.most_common()),
+            "n_evidence_unverified": sum(not r.evidence_verified for r in valid),
+            "n_materials_cut": sum(r.materials_cut for r in self.records),
+            "suspected_tasks": [t.task_id for t in self.tasks if t.suspected],
+            "tasks": [t.model_dump(mode="json") for t in self.tasks],
+            "tries_total": sum(r.tries for r in self.records),
+            "cost_usd": round(sum(r.cost_usd for r in self.records), 6),
+            **self.extra,
+        }
+
+    def summary_entries(self) -> dict[str, Any]:
+        return {"audit": self.summary}
+
+    def records_jsonl(self) -> str:
+        return "".join(json.dumps(r.model_dump(mode="json")) + "\n" for r in self.records)
+
+
+def _normalise_type(rubric: Rubric, value: Any) -> str:
+    if not isinstance(value, str) or value.strip().casefold() in {NONE_TYPE, ""}:
+        return NONE_TYPE
+    return rubric.category_name(value) or value
+
+
+def _pairs(runs: Sequence[RunResult], summary: ScoreSummary) -> list[tuple[RunResult, ScoredResult]]:
+    if len(runs) == len(summary.results):
+        return list(zip(runs, summary.results))
+    index = {(s.run_id, s.task_id, s.arm, s.attempt): s for s in summary.results}
+    return [(r, index[(r.run_id, r.task_id, r.arm, r.attempt)]) for r in runs
+            if (r.run_id, r.task_id, r.arm, r.attempt) in index]
+
+
+def system_prompt(rubric: Rubric) -> str:
+    """The static part of every request: instructions plus the whole rubric."""
+    return load_template("audit_system.md").safe_substitute(rubric=rubric.render())
+
+
+def run_audit(runs: Sequence[RunResult], summary: ScoreSummary, engine: Engine,
+              options: AuditOptions | None = None) -> AuditReport:
+    """Audit every result whose test status is not ``passed``; one record per result."""
+    opts = options or AuditOptions()
+    rubric = load_rubric(opts.rubric)
+    system = system_prompt(rubric)
+    schema = verdict_schema()
+    sys_tokens = estimate_tokens(system)
+    pairs = _pairs(runs, summary)
+    audited = [(i, r, s) for i, (r, s) in enumerate(pairs) if s.test_status != "passed"]
+    requests: list[JudgeRequest] = []
+    meta: list[tuple[int, list[str], bool]] = []
+    for i, run, scored in audited:
+        for k in range(1, opts.samples + 1):
+            m = gather_materials(run, scored, budget_tokens=opts.max_input_tokens,
+                                 system_tokens=sys_tokens, sample=(k, opts.samples))
+            requests.append(JudgeRequest(
+                key=f"audit/{i}/{run.task_id}/{run.arm}/{run.attempt}/{k}",
+                system=system, prompt=m.prompt, schema=schema,
+                check=partial(logical_problems, rubric=rubric),
+                soft_check=partial(evidence_problems, sources=m.sources)))
+            meta.append((i, m.sources, bool(m.cut_notes)))
+    outcomes = engine.run(requests) if requests else []
+    records: list[AuditRecord] = []
+    for n, (i, run, scored) in enumerate(audited):
+        chunk = range(n * opts.samples, (n + 1) * opts.samples)
+        samples = [sample_from_outcome(
+            outcomes[j], partial(_normalise_type, rubric),
+            lambda v, src=meta[j][1]: missing_quotes(v.get("evidence"), src)[0])
+            for j in chunk]
+        fields = combine_samples(samples)
+        records.append(AuditRecord(task_id=run.task_id, arm=run.arm, attempt=run.attempt,
+                                   run_id=run.run_id, test_status=scored.test_status,
+                                   materials_cut=meta[chunk[0]][2], **fields))
+    passed = Counter(s.task_id for _, s in pairs if s.test_status == "passed")
+    tasks = aggregate_tasks(records, dict(passed), min_runs=opts.min_runs)
+    return AuditReport(rubric=rubric, records=records, tasks=tasks,
+                       model=getattr(getattr(engine, "config", None), "model", ""),
+                       samples=opts.samples)
