@@ -21,6 +21,9 @@ COMMANDS: tuple[str, ...] = (
     "run",
     "suite",
     "report",
+    "audit",
+    "rubrics",
+    "calibrate",
 )
 
 
