@@ -6,7 +6,7 @@ Example:
     >>> schema = {"type": "object", "required": ["winner"],
     ...           "properties": {"winner": {"enum": ["A", "B", "draw"]}}}
     >>> reqs = [JudgeRequest(key="t1", system="Compare.", prompt="A: ... B: ...", schema=schema)]
-    >>> Engine(EngineConfig(model="anthropic:claude-sonnet-4-5", dry_run=True,
+    >>> Engine(EngineConfig(model="anthropic:claude-sonnet-4-6", dry_run=True,
     ...                     use_cache=False)).estimate(reqs).calls
     1
 """

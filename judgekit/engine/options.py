@@ -6,7 +6,7 @@ Example:
     >>> import argparse
     >>> parser = argparse.ArgumentParser()
     >>> add_engine_arguments(parser)
-    >>> args = parser.parse_args(["--judge", "anthropic:claude-sonnet-4-5", "--concurrency", "8"])
+    >>> args = parser.parse_args(["--judge", "anthropic:claude-sonnet-4-6", "--concurrency", "8"])
     >>> config_from_args(args).concurrency
     8
 """
@@ -24,7 +24,7 @@ from judgekit.errors import ConfigError
 
 PROVIDERS = ("anthropic", "openai")
 #: Model picked when no ``--judge`` is given but the provider's key is in the environment.
-DEFAULT_MODELS = {"anthropic": "anthropic:claude-sonnet-4-5", "openai": "openai:gpt-4.1"}
+DEFAULT_MODELS = {"anthropic": "anthropic:claude-sonnet-4-6", "openai": "openai:gpt-4.1"}
 KEY_VARS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 BASE_URL_VARS = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
 

@@ -10,6 +10,7 @@ Example:
 from __future__ import annotations
 
 import json
+import re
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -20,6 +21,8 @@ from judgekit.engine.redact import redact
 from judgekit.engine.types import Usage
 
 PRICES_FILE = Path(__file__).with_name("prices.json")
+#: a dated snapshot or alias suffix (``-20250929``, ``-2025-04-14``, ``-latest``) priced as its base.
+_SNAPSHOT = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$")
 
 
 class Price(BaseModel):
@@ -32,7 +35,7 @@ class Price(BaseModel):
 
 
 class PriceTable:
-    """Prices per provider and model; the longest model-id prefix in the table wins."""
+    """Prices per provider and model; a dated snapshot id is priced as its base model."""
 
     def __init__(self, prices: dict[str, dict[str, Price]]) -> None:
         self._prices = prices
@@ -44,8 +47,10 @@ class PriceTable:
 
     def price(self, provider: str, model: str) -> Price | None:
         table = self._prices.get(provider, {})
-        best = max((name for name in table if model.startswith(name)), key=len, default=None)
-        return table[best] if best else None
+        if model in table:
+            return table[model]
+        base = _SNAPSHOT.sub("", model)
+        return table.get(base)
 
     def known(self, provider: str, model: str) -> bool:
         return self.price(provider, model) is not None

@@ -1,0 +1,107 @@
+"""The verdict cache: re-runs are free, resumable after kill -9, and hold no key."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.engine.engine_helpers import BAD, FAKE_KEY, GOOD, OPENAI_KEY, config, reqs
+from judgekit.engine import Engine
+from judgekit.testing import FakeAPIServer, Reply, prompt_of
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_rerun_sends_zero_requests(server: FakeAPIServer, tmp_path: Path) -> None:
+    server.responder = lambda a, b: Reply.ok(GOOD)
+    first = Engine(config(server, tmp_path)).run(reqs(5))
+    assert len(server.requests) == 5 and all(o.state == "valid" for o in first)
+    again = Engine(config(server, tmp_path)).run(reqs(5))
+    assert len(server.requests) == 5
+    assert [(o.state, o.cached, o.tries, o.cost_usd) for o in again] == [("valid", True, 1, 0.0)] * 5
+    assert [o.verdict for o in again] == [o.verdict for o in first]
+
+
+def test_no_cache_flag_calls_again(server: FakeAPIServer, tmp_path: Path) -> None:
+    Engine(config(server, tmp_path)).run(reqs(2))
+    Engine(config(server, tmp_path, use_cache=False)).run(reqs(2))
+    assert len(server.requests) == 4
+
+
+def test_cached_verdict_failing_check_is_a_miss(server: FakeAPIServer, tmp_path: Path) -> None:
+    server.responder = lambda a, b: Reply.ok(GOOD)
+    Engine(config(server, tmp_path)).run(reqs(1))
+    server.responder = lambda a, b: Reply.ok({"winner": "draw", "confidence": 0.5})
+    check = lambda v: [] if v["winner"] == "draw" else ["draw expected"]  # noqa: E731
+    [out] = Engine(config(server, tmp_path)).run(reqs(1, check=check))
+    assert (out.state, out.cached, out.verdict["winner"]) == ("valid", False, "draw")
+    assert len(server.requests) == 2
+
+
+def test_unscored_items_are_not_cached(server: FakeAPIServer, tmp_path: Path) -> None:
+    server.responder = lambda a, b: Reply.ok(BAD)
+    [out] = Engine(config(server, tmp_path, max_tries=1)).run(reqs(1))
+    assert out.state == "unscored"
+    server.responder = lambda a, b: Reply.ok(GOOD)
+    [out] = Engine(config(server, tmp_path, max_tries=1)).run(reqs(1))
+    assert (out.state, out.cached, len(server.requests)) == ("valid", False, 2)
+
+
+def test_api_keys_never_reach_the_cache_file(server: FakeAPIServer, tmp_path: Path) -> None:
+    server.responder = lambda a, b: Reply.ok(GOOD)
+    Engine(config(server, tmp_path)).run(reqs(3))
+    Engine(config(server, tmp_path, "openai")).run(reqs(3))
+    assert FAKE_KEY in json.dumps(server.requests[0].headers)  # the key was really sent
+    files = list(tmp_path.glob("v.sqlite*"))
+    assert files
+    for path in files:
+        data = path.read_bytes()
+        assert FAKE_KEY.encode() not in data and OPENAI_KEY.encode() not in data
+
+
+def _completed_items(cache: Path) -> set[str]:
+    if not cache.exists():
+        return set()
+    db = sqlite3.connect(f"file:{cache}?mode=ro", uri=True)
+    try:
+        rows = db.execute("SELECT data FROM verdicts").fetchall()
+    except sqlite3.OperationalError:
+        return set()
+    finally:
+        db.close()
+    return {json.loads(data)["verdict"]["item"] for (data,) in rows}
+
+
+def test_kill_9_resume_finishes_every_item_once(tmp_path: Path) -> None:
+    n = 60
+    item_of = lambda body: prompt_of(body)  # noqa: E731  the prompt is the item id
+    responder = lambda api, body: Reply.ok({"item": item_of(body), "winner": "A"})  # noqa: E731
+    cache, out = tmp_path / "kill.sqlite", tmp_path / "out.jsonl"
+    with FakeAPIServer(responder, latency=0.05) as server:
+        env = {**os.environ, "ANTHROPIC_BASE_URL": server.url, "PYTHONPATH": str(ROOT)}
+        cmd = [sys.executable, "-m", "judgekit.testing.demo_run", "--items", str(n),
+               "--cache", str(cache), "--out", str(out), "--concurrency", "2"]
+        proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while len(_completed_items(cache)) < 8 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        assert proc.returncode == -signal.SIGKILL and not out.exists()
+        done = _completed_items(cache)
+        assert 8 <= len(done) < n
+        before = len(server.requests)
+        subprocess.run(cmd, env=env, check=True, capture_output=True)
+        rerun = [item_of(r.body) for r in server.requests[before:]]
+    assert not done & set(rerun)  # nothing completed was asked again
+    assert len(rerun) == len(set(rerun)) == n - len(done)
+    outcomes = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(o["key"] for o in outcomes) == [f"item-{i:04d}" for i in range(n)]
+    assert all(o["state"] == "valid" for o in outcomes)
+    assert {o["key"] for o in outcomes if o["cached"]} == done

@@ -1,0 +1,96 @@
+"""Transient failures are retried (honouring retry-after); permanent ones fail fast."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from tests.engine.engine_helpers import FAKE_KEY, GOOD, OPENAI_KEY, config, reqs
+from judgekit.engine import Engine
+from judgekit.engine.retry import AdaptiveLimiter, backoff_wait
+from judgekit.testing import FakeAPIServer, Reply, scripted
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_429_with_retry_after_then_success(server: FakeAPIServer, tmp_path: Path, provider: str) -> None:
+    server.responder = scripted(Reply.fault(429, retry_after=0.01), then=lambda a, b: Reply.ok(GOOD))
+    [out] = Engine(config(server, tmp_path, provider)).run(reqs(1))
+    assert (out.state, out.verdict, out.tries, out.retries) == ("valid", GOOD, 1, 1)
+    assert len(server.requests) == 2
+
+
+def test_retry_after_header_sets_the_wait() -> None:
+    exc = SimpleNamespace(response=SimpleNamespace(headers={"retry-after": "7"}))
+    assert backoff_wait(exc, attempt=1, base=0.01, cap=0.05) == 7.0  # type: ignore[arg-type]
+    ms = SimpleNamespace(response=SimpleNamespace(headers={"retry-after-ms": "250"}))
+    assert backoff_wait(ms, attempt=1, base=1, cap=60) == 0.25  # type: ignore[arg-type]
+    bare = SimpleNamespace(response=SimpleNamespace(headers={}))
+    assert 2.0 <= backoff_wait(bare, attempt=3, base=1, cap=60) <= 4.0  # type: ignore[arg-type]
+    assert backoff_wait(bare, attempt=30, base=1, cap=60) <= 60  # type: ignore[arg-type]
+
+
+def test_500s_are_retried(server: FakeAPIServer, tmp_path: Path) -> None:
+    server.responder = scripted(Reply.fault(500), Reply.fault(503), Reply.fault(529),
+                                then=lambda a, b: Reply.ok(GOOD))
+    [out] = Engine(config(server, tmp_path)).run(reqs(1))
+    assert (out.state, out.retries, len(server.requests)) == ("valid", 3, 4)
+
+
+def test_dropped_connection_and_timeout_are_retried(server: FakeAPIServer, tmp_path: Path) -> None:
+    server.responder = scripted(Reply.dropped(), Reply.slow(2.0, GOOD),
+                                then=lambda a, b: Reply.ok(GOOD))
+    [out] = Engine(config(server, tmp_path, timeout=0.3)).run(reqs(1))
+    assert (out.state, out.retries, len(server.requests)) == ("valid", 2, 3)
+
+
+def test_transient_failures_exhausted_is_error(server: FakeAPIServer, tmp_path: Path) -> None:
+    server.responder = lambda a, b: Reply.fault(500)
+    [out] = Engine(config(server, tmp_path, retry_attempts=3)).run(reqs(1))
+    assert out.state == "error" and "after 3 attempts" in out.reason
+    assert len(server.requests) == 3
+
+
+@pytest.mark.parametrize("provider,key", [("anthropic", FAKE_KEY), ("openai", OPENAI_KEY)])
+@pytest.mark.parametrize("status", [401, 403, 400])
+def test_client_errors_fail_fast_without_key(server: FakeAPIServer, tmp_path: Path,
+                                             provider: str, key: str, status: int) -> None:
+    server.responder = lambda a, b: Reply.fault(status, message=f"invalid x-api-key {key}")
+    outs = Engine(config(server, tmp_path, provider)).run(reqs(2))
+    assert [o.state for o in outs] == ["error", "error"]
+    assert len(server.requests) == 2  # one per item, no retry
+    assert f"HTTP {status}" in outs[0].reason
+    assert key not in outs[0].reason and "sk-" not in outs[0].reason
+    if status == 401:
+        assert "authentication failed" in outs[0].reason
+
+
+def test_limiter_halves_on_rate_limit_and_recovers() -> None:
+    limiter = AdaptiveLimiter(8)
+    limiter.on_rate_limit()
+    assert limiter.limit == 4
+    limiter.on_rate_limit()  # within a second of the last cut: ignored
+    assert limiter.limit == 4
+    for _ in range(40):
+        limiter.on_success()
+    assert limiter.limit == 8
+
+
+def test_limiter_bounds_concurrency() -> None:
+    async def main() -> int:
+        limiter = AdaptiveLimiter(3)
+        peak = 0
+
+        async def work() -> None:
+            nonlocal peak
+            async with limiter:
+                peak = max(peak, limiter.in_use)
+                await asyncio.sleep(0)
+
+        await asyncio.gather(*(work() for _ in range(20)))
+        assert limiter.in_use == 0
+        return peak
+
+    assert asyncio.run(main()) == 3
