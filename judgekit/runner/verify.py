@@ -71,6 +71,9 @@ def verify_task(task: SuiteTask, cache: MirrorCache, *, tmp_dir: str | None = No
             problems.append(f"the test command runs zero tests at the parent ({before.reason})")
         elif before.status != "failed":
             problems.append(f"at the parent the test run is {before.status}: {before.reason}")
+        elif not before.tests_run:
+            problems.append("at the parent the test command failed without a test summary "
+                            f"({before.reason}): no sign that any test ran")
         after = classify(run_tests(task, ws, fix, with_fix=True), test_command=task.test_command)
         check.with_fix, check.tests_with_fix = after.status, after.tests_run
         if after.status == "vacuous" or after.tests_run == 0:
