@@ -82,7 +82,7 @@ def extract_quotes(evidence: Any) -> list[str]:
         quotes = []
         for item in items:
             inner = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(item)]
-            stripped = item.strip().strip("\"'“”`")
+            stripped = item.strip().strip('"“”`')
             quotes += inner if inner and not _QUOTED.fullmatch(item.strip()) else [stripped]
         return [q for q in quotes if q.strip()]
     if isinstance(evidence, str):
@@ -100,7 +100,7 @@ def quote_found(quote: str, haystack: str) -> bool:
     it into fragments that must each occur, in order."""
     pos = 0
     for frag in _ELLIPSIS.split(quote):
-        frag = normalise(frag.strip().strip("\"'“”`"))
+        frag = normalise(frag.strip().strip('"“”`'))
         if len(frag.replace(" ", "")) < MIN_QUOTE_CHARS:
             continue
         found = haystack.find(frag, pos)
