@@ -1,0 +1,94 @@
+"""``judgekit judge PATH...``: score, judge pairs (flip-and-draw), audit failed tasks, report."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from pathlib import Path
+from typing import Any
+
+from judgekit.cli._common import add_scoring_arguments, exclude_from, print_json, say
+
+
+def _audit_hooks() -> tuple[Any, Any] | None:
+    """``(add_audit_arguments, audit_options_from_args)`` when the audit step is installed."""
+    try:
+        opts = importlib.import_module("judgekit.audit.options")
+        importlib.import_module("judgekit.audit").run_audit  # noqa: B018
+    except (ImportError, AttributeError):
+        return None
+    return opts.add_audit_arguments, opts.audit_options_from_args
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from judgekit.engine import add_engine_arguments
+    from judgekit.pairwise.options import add_pairwise_arguments
+
+    p = sub.add_parser(
+        "judge", help="score, judge pairs of solutions (flip-and-draw) and audit failures",
+        description="Score runs, judge every two arms of each task in both orders on "
+                    "consistency, completeness and minimality (flip-and-draw), audit failed "
+                    "tasks with a rubric, and write the report.")
+    add_scoring_arguments(p)
+    add_engine_arguments(p)
+    add_pairwise_arguments(p)
+    hooks = _audit_hooks()
+    if hooks is not None:
+        hooks[0](p)
+    p.add_argument("--no-pairwise", action="store_true", help="skip pairwise judging")
+    p.add_argument("--no-audit", action="store_true", help="skip the audit of failed tasks")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
+    p.add_argument("--out", type=Path, metavar="DIR",
+                   help="write summary.json, pairwise.jsonl, audit.jsonl and the reports into DIR")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from judgekit.engine import HOW_TO_ENABLE, config_from_args
+    from judgekit.evaluate import evaluate
+    from judgekit.pairwise.options import pairwise_options_from_args
+
+    config = config_from_args(args)
+    hooks = _audit_hooks()
+    pairwise = not args.no_pairwise
+    audit = not args.no_audit and hooks is not None
+    skipped = config is None and (pairwise or audit)
+    if config is not None and args.json:
+        config = config.model_copy(update={"progress": False})
+    result = evaluate(
+        args.paths, judge=config, pairwise=pairwise, audit=audit,
+        exclude=exclude_from(args), mixed_models=args.mixed_models, seed=args.seed,
+        similarity=not args.no_similarity,
+        pairwise_options=pairwise_options_from_args(args) if pairwise else None,
+        audit_options=hooks[1](args) if audit and hooks else None)
+    if skipped:
+        result.notes.append(HOW_TO_ENABLE)
+    elif config is not None and not args.no_audit and hooks is None:
+        result.notes.append("audit skipped: the audit step is not installed")
+    if config is not None and config.dry_run:
+        if result.pairwise is not None:
+            say(f"pairwise: {result.pairwise.estimate} (dry run: no call made, nothing written)")
+        return 0
+    if args.out:
+        from judgekit.report import write_reports
+
+        write_reports(result, args.out)
+    table = not args.json and not args.out
+    if args.json:
+        print_json(result.summary_dict())
+    elif table:
+        _print(result)  # its notes include the "judging skipped" line
+    if skipped and not table:
+        say(HOW_TO_ENABLE)
+    elif args.out:
+        say(f"wrote {args.out}")
+    return 0
+
+
+def _print(result: Any) -> None:
+    from judgekit.pairwise.terminal import print_pairwise
+    from judgekit.report.terminal import print_summary
+
+    print_summary(result)
+    if result.pairwise is not None:
+        print_pairwise(result.pairwise)

@@ -1,0 +1,101 @@
+"""Render the pairwise prompt from ``prompts/pairwise_system.md`` and ``pairwise_item.md``.
+
+The system part is static (role, dimensions, output format, untrusted-data rule), so the
+provider can cache it. The item part carries the task, each solution's test outcome and
+the two diffs, each fenced with a fence longer than any backtick run inside it.
+
+Example:
+    >>> fence("x = 1", "diff")
+    '```diff\\nx = 1\\n```'
+    >>> fence("a ```` b")
+    '`````\\na ```` b\\n`````'
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from string import Template
+
+from judgekit._resources import data_dir
+from judgekit.errors import ConfigError
+from judgekit.pairwise.pairs import Candidate, PlannedPair
+
+SYSTEM_FILE = "pairwise_system.md"
+ITEM_FILE = "pairwise_item.md"
+
+
+def fence(content: str, info: str = "") -> str:
+    """Fence ``content`` with more backticks than its longest backtick run (at least 3)."""
+    longest = max((len(m) for m in re.findall(r"`+", content)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    body = content if content.endswith("\n") or not content else content + "\n"
+    return f"{ticks}{info}\n{body}{ticks}"
+
+
+def inline_code(text: str) -> str:
+    """``text`` as Markdown inline code, safe against backticks inside it."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+@lru_cache(maxsize=8)
+def _template(name: str, root: str) -> Template:
+    path = data_dir("prompts") / name
+    try:
+        return Template(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"prompt template {name} not found in {root}: {exc}") from exc
+
+
+def template(name: str) -> Template:
+    return _template(name, str(data_dir("prompts")))
+
+
+def system_prompt() -> str:
+    """The static system part of every pairwise request."""
+    return template(SYSTEM_FILE).template.strip() + "\n"
+
+
+def outcome_text(c: Candidate) -> str:
+    """One line: the honest test status and what it rests on."""
+    if c.test_status == "not run":
+        return "not recorded"
+    extra = []
+    if c.tests_run is not None:
+        extra.append(f"{c.tests_run} tests ran")
+    if c.test_reason:
+        extra.append(c.test_reason)
+    return c.test_status + (f" ({'; '.join(extra)})" if extra else "")
+
+
+def _diff_block(diff: str) -> str:
+    return fence(diff, "diff") if diff.strip() else "(no change: the diff is empty)"
+
+
+def render_item(pair: PlannedPair, *, swap: bool = False, reference: str | None = None,
+                context: str | None = None) -> str:
+    """The per-item prompt for one order: ``swap=False`` shows ``pair.a`` as Solution A."""
+    first, second = (pair.b, pair.a) if swap else (pair.a, pair.b)
+    task = pair.task
+    ref = ""
+    if reference is not None:
+        ref = ("\n## Reference fix\n\nThe fix the project's maintainers committed, for "
+               "reference only: a different fix can be as good or better.\n\n"
+               f"{_diff_block(reference)}\n")
+    ctx = ""
+    if context:
+        ctx = ("\n## Code around the changed lines\n\nFrom the repository before either "
+               f"change, to judge its conventions.\n\n{fence(context)}\n")
+    description = (task.description or "").strip()
+    return template(ITEM_FILE).substitute(
+        repository=task.repo or "(not recorded)",
+        language=task.language or "(not recorded)",
+        test_command=inline_code(task.test_command) if task.test_command else "(not recorded)",
+        description=fence(description) if description else "(not recorded)",
+        outcome_a=outcome_text(first), outcome_b=outcome_text(second),
+        diff_a=_diff_block(first.diff), diff_b=_diff_block(second.diff),
+        reference=ref, context=ctx,
+    )

@@ -1,0 +1,138 @@
+"""The result of pairwise judging: one record per compared pair, and its statistics.
+
+``pairwise.jsonl`` holds one :class:`PairRecord` a line; ``summary.json`` gets the
+entries of :meth:`PairwiseReport.summary_entries`.
+
+Example:
+    >>> report = PairwiseReport(records=[])
+    >>> report.summary_entries()["pairwise"], report.records_jsonl()
+    ({}, '')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from judgekit.pairwise.flip import to_side
+from judgekit.pairwise.stats import DimensionTable, ranking
+from judgekit.pairwise.verdict import DIMENSIONS
+
+State = Literal["valid", "unscored", "error"]
+
+
+class DimensionRecord(BaseModel):
+    """One dimension of one compared pair after flip-and-draw."""
+
+    winner: str = Field(description="arm_a's or arm_b's name, or 'draw'. When state is not "
+                                     "'valid' this is 'draw' and counts nowhere.")
+    order1: Literal["A", "B", "tie"] | None = Field(
+        description="The judge's answer with arm_a shown first (null: not asked or failed).")
+    order2: Literal["A", "B", "tie"] | None = Field(
+        description="The judge's answer with arm_b shown first (null: not asked or failed).")
+    position_bias: bool = Field(description="The same slot won in both orders.")
+    state: State
+    reasoning1: str | None = None
+    reasoning2: str | None = None
+
+
+class OrderRecord(BaseModel):
+    """What became of one of the two calls of a pair."""
+
+    order: int
+    shown_first: str
+    state: State
+    reason: str | None = None
+    tries: int = 0
+    cached: bool = False
+    cost_usd: float = 0.0
+    model: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class PairRecord(BaseModel):
+    """One line of ``pairwise.jsonl``: two solutions of one task, compared both ways."""
+
+    task_id: str
+    arm_a: str
+    arm_b: str
+    attempt_a: int
+    attempt_b: int
+    run_id_a: str | None = None
+    run_id_b: str | None = None
+    identical: bool = Field(False, description="Same change up to whitespace and file order: "
+                                               "a draw decided without a call.")
+    reference_shown: bool = False
+    context_shown: bool = False
+    dimensions: dict[str, DimensionRecord]
+    orders: list[OrderRecord] = Field(default_factory=list)
+
+
+@dataclass
+class PairwiseReport:
+    """What :func:`judgekit.pairwise.run_pairwise` returns (a ``JudgedPart``)."""
+
+    records: list[PairRecord]
+    judge: str | None = None
+    select: str = "best"
+    notes: list[str] = field(default_factory=list)
+    estimate: Any | None = None  # judgekit.engine.Estimate, on a dry run
+
+    @property
+    def dry_run(self) -> bool:
+        return self.estimate is not None
+
+    def table(self) -> DimensionTable:
+        table = DimensionTable()
+        for rec in self.records:
+            for dim in DIMENSIONS:
+                d = rec.dimensions[dim]
+                side = ("a" if d.winner == rec.arm_a else "b" if d.winner == rec.arm_b
+                        else "draw")
+                agree = None
+                if d.state == "valid" and d.order1 is not None and d.order2 is not None:
+                    agree = to_side(d.order1, 1) == to_side(d.order2, 2)
+                table.get((rec.arm_a, rec.arm_b), dim).add(
+                    side, agree=agree, answers=(d.order1, d.order2),
+                    bias=d.position_bias, state=d.state)
+        return table
+
+    def arms(self) -> list[str]:
+        return sorted({r.arm_a for r in self.records} | {r.arm_b for r in self.records})
+
+    def summary_entries(self) -> dict[str, Any]:
+        """``pairwise`` (per "a vs b" and dimension), ``pairwise_ranking`` (more than two
+        arms) and ``pairwise_run`` (judge, counts, cost)."""
+        table = self.table()
+        pairwise = {f"{a} vs {b}": {dim: s.as_dict() for dim, s in dims.items()}
+                    for (a, b), dims in table.table.items()}
+        orders = [o for r in self.records for o in r.orders]
+        out: dict[str, Any] = {"pairwise": pairwise}
+        if len(self.arms()) > 2:
+            out["pairwise_ranking"] = {"method": "Bradley-Terry (MM), draws as half wins",
+                                       **ranking(table, DIMENSIONS)}
+        out["pairwise_run"] = {
+            "judge": self.judge, "select": self.select, "n_pairs": len(self.records),
+            "n_identical": sum(r.identical for r in self.records),
+            "n_calls": sum(o.tries for o in orders if not o.cached),
+            "n_cached": sum(o.cached for o in orders),
+            "cost_usd": round(sum(o.cost_usd for o in orders), 6),
+            "states": _state_counts(self.records), "dry_run": self.dry_run,
+            "notes": list(self.notes),
+        }
+        return out
+
+    def records_jsonl(self) -> str:
+        """One :class:`PairRecord` a line."""
+        return "".join(r.model_dump_json() + "\n" for r in self.records)
+
+
+def _state_counts(records: list[PairRecord]) -> dict[str, int]:
+    counts = {"valid": 0, "unscored": 0, "error": 0}
+    for r in records:
+        state = r.dimensions[DIMENSIONS[0]].state
+        counts[state] += 1
+    return counts

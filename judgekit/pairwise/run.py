@@ -1,0 +1,184 @@
+"""``run_pairwise``: plan the pairs, ask the judge both orders, flip-and-draw, report.
+
+Example:
+    >>> from judgekit.engine import Engine, EngineConfig
+    >>> from judgekit import load_runs, score                       # doctest: +SKIP
+    >>> runs = load_runs("examples/bobbin")                         # doctest: +SKIP
+    >>> engine = Engine(EngineConfig(model="anthropic:claude-sonnet-4-5"))  # doctest: +SKIP
+    >>> report = run_pairwise(runs, score(runs), engine)            # doctest: +SKIP
+    >>> report.summary_entries()["pairwise"]["no-bobbin vs with-bobbin"]  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from judgekit.diffs import DEFAULT_INFRA_PATHS, strip_paths
+from judgekit.errors import ConfigError
+from judgekit.pairwise.flip import OrderState, combine, identical_outcome
+from judgekit.pairwise.options import PairwiseOptions
+from judgekit.pairwise.pairs import GOLD, PlannedPair, changed_ranges, collect, plan_pairs
+from judgekit.pairwise.prompt import render_item, system_prompt
+from judgekit.pairwise.report import DimensionRecord, OrderRecord, PairRecord, PairwiseReport
+from judgekit.pairwise.verdict import DIMENSIONS, OrderVerdict, verdict_problems, verdict_schema
+from judgekit.runs.models import RunResult
+from judgekit.scoring.models import ScoredResult, ScoreSummary
+from judgekit.scoring.score import score_result
+
+VERDICT_NAME = "submit_verdict"
+
+
+def _scored_rows(runs: Sequence[RunResult], summary: ScoreSummary | None,
+                 exclude: Sequence[str]) -> list[ScoredResult]:
+    rows = list(summary.results) if summary is not None else []
+    if len(rows) == len(runs) and all(
+            r.task_id == s.task_id and r.arm == s.arm and r.attempt == s.attempt
+            for r, s in zip(runs, rows)):
+        return rows
+    return [score_result(r, exclude=exclude) for r in runs]
+
+
+def _code_context(pair: PlannedPair, options: PairwiseOptions) -> str | None:
+    """Code around the lines both solutions change, from a checkout, when the index is there."""
+    if options.repo_root is None:
+        return None
+    try:
+        from judgekit.index import code_around  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    root = Path(options.repo_root)
+    name = (pair.task.repo or "").rstrip("/").split("/")[-1].removesuffix(".git")
+    if name and (root / name).is_dir():
+        root = root / name
+    seen: set[tuple[str, tuple[int, int]]] = set()
+    parts: list[str] = []
+    total = 0
+    for path, span in changed_ranges(pair.a.diff) + changed_ranges(pair.b.diff):
+        if (path, span) in seen:
+            continue
+        seen.add((path, span))
+        try:
+            text = code_around(root, path, span)
+        except Exception:  # the index is optional: no context rather than no verdict
+            continue
+        if not text:
+            continue
+        block = f"# {path}, around lines {span[0]}-{span[1]}\n{text.rstrip()}\n"
+        if total + len(block) > options.max_context_chars:
+            break
+        parts.append(block)
+        total += len(block)
+    return "\n".join(parts) or None
+
+
+def _pair_key(pair: PlannedPair) -> str:
+    return f"pairwise/{pair.task.id}/{pair.a.label}|{pair.b.label}"
+
+
+def _order_record(order: int, first: str, outcome: Any | None, state: OrderState,
+                  reason: str | None = None) -> OrderRecord:
+    if outcome is None:
+        return OrderRecord(order=order, shown_first=first, state=state, reason=reason)
+    return OrderRecord(order=order, shown_first=first, state=outcome.state,
+                       reason=outcome.reason, tries=outcome.tries, cached=outcome.cached,
+                       cost_usd=outcome.cost_usd, model=outcome.model,
+                       input_tokens=outcome.usage.input_tokens,
+                       output_tokens=outcome.usage.output_tokens)
+
+
+def _record(pair: PlannedPair, outcomes: Sequence[Any] | None, *, reference: bool,
+            context: bool, dry_run: bool = False) -> PairRecord:
+    base = dict(task_id=pair.task.id, arm_a=pair.a.arm, arm_b=pair.b.arm,
+                attempt_a=pair.a.attempt, attempt_b=pair.b.attempt, run_id_a=pair.a.run_id,
+                run_id_b=pair.b.run_id, reference_shown=reference, context_shown=context)
+    if outcomes is None and not dry_run:  # identical diffs: no call
+        same = identical_outcome()
+        dims = {d: DimensionRecord(winner="draw", order1=None, order2=None,
+                                   position_bias=False, state=same.state) for d in DIMENSIONS}
+        return PairRecord(**base, identical=True, dimensions=dims)
+    verdicts: list[OrderVerdict | None] = []
+    states: list[OrderState] = []
+    orders: list[OrderRecord] = []
+    for i, first in ((0, pair.a.arm), (1, pair.b.arm)):
+        out = outcomes[i] if outcomes is not None else None
+        state: OrderState = out.state if out is not None else "unscored"
+        verdict = None
+        if state == "valid" and out is not None:
+            verdict = OrderVerdict.model_validate(out.verdict)
+        verdicts.append(verdict)
+        states.append(state)
+        orders.append(_order_record(i + 1, first, out, state, None if out else "dry run"))
+    dims = {}
+    for d in DIMENSIONS:
+        answers = [v.answers()[d] if v else None for v in verdicts]
+        res = combine(answers[0], answers[1], states[0], states[1])
+        winner = {"a": pair.a.arm, "b": pair.b.arm}.get(res.winner, "draw")
+        reasons = [v.reasonings()[d] if v else None for v in verdicts]
+        dims[d] = DimensionRecord(winner=winner, order1=res.order1, order2=res.order2,  # type: ignore[arg-type]
+                                  position_bias=res.position_bias, state=res.state,
+                                  reasoning1=reasons[0], reasoning2=reasons[1])
+    return PairRecord(**base, dimensions=dims, orders=orders)
+
+
+def shows_reference(pair: PlannedPair, options: PairwiseOptions) -> bool:
+    """``--reference`` shows the fix, except when the fix itself is one of the two sides."""
+    return (options.reference and pair.ground_truth_diff is not None
+            and GOLD not in (pair.a.arm, pair.b.arm))
+
+
+def build_requests(pair: PlannedPair, options: PairwiseOptions, context: str | None, *,
+                   exclude: Sequence[str] = DEFAULT_INFRA_PATHS) -> list[Any]:
+    """The two requests of a pair: order 1 (``a`` shown first) and order 2 (swapped)."""
+    from judgekit.engine import JudgeRequest
+
+    reference = (strip_paths(pair.ground_truth_diff or "", exclude)
+                 if shows_reference(pair, options) else None)
+    system, schema = system_prompt(), verdict_schema()
+    key = _pair_key(pair)
+    return [JudgeRequest(key=f"{key}/order{n}", system=system, schema=schema,
+                         prompt=render_item(pair, swap=swap, reference=reference,
+                                            context=context),
+                         name=VERDICT_NAME, check=verdict_problems)
+            for n, swap in ((1, False), (2, True))]
+
+
+def run_pairwise(runs: Sequence[RunResult], summary: ScoreSummary | None, engine: Any,
+                 options: PairwiseOptions | None = None, *,
+                 exclude: Sequence[str] = DEFAULT_INFRA_PATHS) -> PairwiseReport:
+    """Judge every planned pair in both orders and combine them by flip-and-draw.
+
+    ``engine`` is a :class:`judgekit.engine.Engine`; on a dry run (``engine.config.dry_run``)
+    no call is made and the report carries the estimate instead of verdicts.
+    """
+    options = options or PairwiseOptions()
+    tasks, notes = collect(runs, _scored_rows(runs, summary, exclude), exclude=exclude)
+    if options.pairs:
+        present = {arm for tc in tasks for arm in tc.arms}
+        missing = sorted({arm for p in options.pairs for arm in p} - present)
+        if missing:
+            raise ConfigError(f"--pairs names {', '.join(map(repr, missing))}, which no "
+                              f"result has (arms: {', '.join(sorted(present)) or 'none'})")
+    pairs = plan_pairs(tasks, pairs=options.pairs, select=options.select)
+    requests: list[Any] = []
+    slots: list[tuple[PlannedPair, int | None, bool, bool]] = []
+    for pair in pairs:
+        if pair.identical:
+            slots.append((pair, None, False, False))
+            continue
+        context = _code_context(pair, options)
+        slots.append((pair, len(requests), shows_reference(pair, options), context is not None))
+        requests.extend(build_requests(pair, options, context, exclude=exclude))
+    config = getattr(engine, "config", None)
+    judge = getattr(config, "model", None)
+    if getattr(config, "dry_run", False):
+        estimate = engine.estimate(requests)
+        records = [_record(p, None, reference=ref, context=ctx, dry_run=start is not None)
+                   for p, start, ref, ctx in slots]
+        return PairwiseReport(records=records, judge=judge, select=options.select,
+                              notes=notes, estimate=estimate)
+    outcomes = engine.run(requests) if requests else []
+    records = [_record(p, None if start is None else outcomes[start:start + 2],
+                       reference=ref, context=ctx) for p, start, ref, ctx in slots]
+    return PairwiseReport(records=records, judge=judge, select=options.select, notes=notes)

@@ -1,0 +1,158 @@
+"""Statistics of pairwise verdicts: per arm pair and dimension, and a Bradley–Terry ranking.
+
+Only ``valid`` outcomes count. A draw counts as half a win for each side in the win rate
+and in the Bradley–Terry fit. ``position_consistency`` is the share of judged comparisons
+(both orders asked and answered) whose two orders named the same arm or both said tie;
+``first_slot_preference`` is the share of decisive single-order answers that picked the
+solution shown first (0.5 means no slot preference).
+
+Example:
+    >>> s = PairStats()
+    >>> for w in ("a", "a", "b", "draw"):
+    ...     s.add(w, agree=True, answers=("A", "B"))
+    >>> s.as_dict()["win_rate_a"]
+    0.625
+    >>> bradley_terry({("x", "y"): (3.0, 1.0)})["y"] < 0.5
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from judgekit.stats import wilson_interval
+
+
+@dataclass
+class PairStats:
+    """Counts for one arm pair on one dimension."""
+
+    wins_a: int = 0
+    wins_b: int = 0
+    draws: int = 0
+    identical: int = 0
+    unscored: int = 0
+    error: int = 0
+    position_bias: int = 0
+    agree: int = 0
+    judged: int = 0
+    first_slot: int = 0
+    decisive_answers: int = 0
+
+    def add(self, winner: str, *, agree: bool | None, answers: Iterable[str | None] = (),
+            bias: bool = False, state: str = "valid") -> None:
+        """Count one outcome; ``agree`` is None when no two answers exist (identical diffs)."""
+        if state == "unscored":
+            self.unscored += 1
+            return
+        if state == "error":
+            self.error += 1
+            return
+        if winner == "a":
+            self.wins_a += 1
+        elif winner == "b":
+            self.wins_b += 1
+        else:
+            self.draws += 1
+        if agree is None:
+            self.identical += 1
+        else:
+            self.judged += 1
+            self.agree += int(agree)
+        self.position_bias += int(bias)
+        for ans in answers:
+            if ans in ("A", "B"):
+                self.decisive_answers += 1
+                self.first_slot += int(ans == "A")
+
+    @property
+    def n(self) -> int:
+        return self.wins_a + self.wins_b + self.draws
+
+    def as_dict(self) -> dict[str, Any]:
+        n = self.n
+        score = self.wins_a + self.draws / 2
+        lo, hi = wilson_interval(score, n) if n else (None, None)  # type: ignore[arg-type]
+        return {
+            "wins_a": self.wins_a, "wins_b": self.wins_b, "draws": self.draws,
+            "losses_a": self.wins_b, "n": n, "identical": self.identical,
+            "unscored": self.unscored, "error": self.error,
+            "win_rate_a": score / n if n else None,
+            "win_rate_a_ci": [lo, hi] if n else None,
+            "position_consistency": self.agree / self.judged if self.judged else None,
+            "position_bias": self.position_bias,
+            "first_slot_preference": (self.first_slot / self.decisive_answers
+                                      if self.decisive_answers else None),
+            "n_judged": self.judged, "n_decisive_answers": self.decisive_answers,
+        }
+
+
+@dataclass
+class DimensionTable:
+    """All pair stats of one evaluation: ``table[(arm_a, arm_b)][dimension]``."""
+
+    table: dict[tuple[str, str], dict[str, PairStats]] = field(default_factory=dict)
+
+    def get(self, pair: tuple[str, str], dimension: str) -> PairStats:
+        return self.table.setdefault(pair, {}).setdefault(dimension, PairStats())
+
+    def scores(self, dimension: str) -> dict[tuple[str, str], tuple[float, float]]:
+        """``(a, b) -> (score of a, score of b)`` with draws as half a win each."""
+        out: dict[tuple[str, str], tuple[float, float]] = {}
+        for (a, b), dims in self.table.items():
+            s = dims.get(dimension)
+            if s is None or s.n == 0:
+                continue
+            prev = out.get((a, b), (0.0, 0.0))
+            out[(a, b)] = (prev[0] + s.wins_a + s.draws / 2, prev[1] + s.wins_b + s.draws / 2)
+        return out
+
+
+def bradley_terry(scores: Mapping[tuple[str, str], tuple[float, float]], *,
+                  prior: float = 0.1, iterations: int = 1000,
+                  tol: float = 1e-10) -> dict[str, float]:
+    """Bradley–Terry strengths (summing to 1) fitted by the MM algorithm.
+
+    ``scores[(i, j)] = (score_i, score_j)``: wins of each side, draws counted as half a
+    win each. ``prior`` adds that many virtual draws to every compared pair so that an arm
+    that never won keeps a small positive strength and the fit always converges.
+    """
+    wins: dict[str, float] = {}
+    games: dict[tuple[str, str], float] = {}
+    for (i, j), (si, sj) in scores.items():
+        if i == j:
+            continue
+        wi, wj = si + prior / 2, sj + prior / 2
+        wins[i] = wins.get(i, 0.0) + wi
+        wins[j] = wins.get(j, 0.0) + wj
+        key = (i, j) if i < j else (j, i)
+        games[key] = games.get(key, 0.0) + wi + wj
+    arms = sorted(wins)
+    if not arms:
+        return {}
+    p = {a: 1.0 / len(arms) for a in arms}
+    for _ in range(iterations):
+        new = {}
+        for a in arms:
+            denom = sum(n / (p[i] + p[j]) for (i, j), n in games.items() if a in (i, j))
+            new[a] = wins[a] / denom if denom else p[a]
+        total = sum(new.values())
+        new = {a: v / total for a, v in new.items()}
+        delta = max(abs(new[a] - p[a]) for a in arms)
+        p = new
+        if delta < tol:
+            break
+    return p
+
+
+def ranking(table: DimensionTable, dimensions: Iterable[str]) -> dict[str, Any]:
+    """Per dimension: arms best first with their Bradley–Terry strengths."""
+    out: dict[str, Any] = {}
+    for dim in dimensions:
+        strengths = bradley_terry(table.scores(dim))
+        order = sorted(strengths, key=lambda a: (-strengths[a], a))
+        out[dim] = {"ranking": order,
+                    "strength": {a: round(strengths[a], 6) for a in order}}
+    return out

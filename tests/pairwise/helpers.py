@@ -1,0 +1,75 @@
+"""Small native run files and scripted judges for the pairwise tests."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from judgekit.runs.models import RunResult, Task, TestResult
+from judgekit.testing import Reply, prompt_of
+
+DIMS = ("consistency", "completeness", "minimality")
+
+GOLD_DIFF = """diff --git a/src/calc.py b/src/calc.py
+--- a/src/calc.py
++++ b/src/calc.py
+@@ -1,2 +1,4 @@
+ def div(a, b):
++    if b == 0:
++        return None
+     return a / b
+"""
+
+
+def diff(marker: str, *, path: str = "src/calc.py", infra: bool = False) -> str:
+    """A small diff adding a line that carries ``marker``, optionally with an infra file."""
+    text = (f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n"
+            f"@@ -1,2 +1,3 @@\n def div(a, b):\n+    # {marker}\n     return a / b\n")
+    if infra:
+        text += ("diff --git a/.bobbin/state.json b/.bobbin/state.json\nnew file mode 100644\n"
+                 "--- /dev/null\n+++ b/.bobbin/state.json\n@@ -0,0 +1 @@\n+{\"INFRA\": 1}\n")
+    return text
+
+
+def result(task: str, arm: str, agent_diff: str | None, *, attempt: int = 0,
+           passed: bool = True, description: str | None = "div crashes on zero") -> RunResult:
+    output = "===== 3 passed in 0.1s =====" if passed else "===== 1 failed, 2 passed in 0.1s ====="
+    return RunResult(
+        task=Task(id=task, repo="acme/calc", language="python", description=description,
+                  test_command="pytest tests/test_calc.py"),
+        arm=arm, attempt=attempt, agent_diff=agent_diff, ground_truth_diff=GOLD_DIFF,
+        test=TestResult(exit_code=0 if passed else 1, output=output, framework="pytest"),
+        model="claude-x")
+
+
+def write_runs(path: Path, results: list[RunResult]) -> Path:
+    data = {"format": "judgekit.run/v1", "results": [r.model_dump(mode="json") for r in results]}
+    path.write_text(json.dumps(data))
+    return path
+
+
+def verdict(winners: dict[str, str] | str) -> dict[str, Any]:
+    if isinstance(winners, str):
+        winners = {d: winners for d in DIMS}
+    return {d: {"reasoning": f"because {d}", "winner": winners[d]} for d in DIMS}
+
+
+def always(slot: str):
+    """A judge with total position bias: it always answers ``slot``."""
+    return lambda api, body: Reply.ok(verdict(slot))
+
+
+def prefers(marker: str):
+    """A fair judge: the solution whose diff carries ``marker`` wins every dimension."""
+    def respond(api: str, body: dict[str, Any]) -> Reply:
+        text = prompt_of(body)
+        a = text.index("## Solution A")
+        b = text.index("## Solution B")
+        where = [m.start() for m in re.finditer(re.escape(marker), text)]
+        in_a = any(a < w < b for w in where)
+        in_b = any(w > b for w in where)
+        slot = "A" if in_a and not in_b else "B" if in_b and not in_a else "tie"
+        return Reply.ok(verdict(slot))
+    return respond
