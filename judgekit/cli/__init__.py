@@ -18,6 +18,7 @@ from judgekit.errors import JudgekitError
 COMMANDS: tuple[str, ...] = (
     "score",
     "schema",
+    "judge",
     "run",
     "suite",
     "report",
