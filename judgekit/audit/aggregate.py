@@ -123,8 +123,9 @@ def sample_from_outcome(outcome: ItemOutcome, normalise_type: Any,
         return SampleOutcome(state=outcome.state, tries=outcome.tries, reason=outcome.reason,
                              cached=outcome.cached, cost_usd=outcome.cost_usd)
     missing = missing_quotes(outcome.verdict)
-    return SampleOutcome(state="valid", verdict=outcome.verdict,
-                         deficiency_type=normalise_type(outcome.verdict.get("deficiency_type")),
+    dtype = normalise_type(outcome.verdict.get("deficiency_type"))
+    return SampleOutcome(state="valid", verdict={**outcome.verdict, "deficiency_type": dtype},
+                         deficiency_type=dtype,
                          evidence_verified=not outcome.soft_failures and not missing,
                          quotes_not_found=missing, tries=outcome.tries, cached=outcome.cached,
                          cost_usd=outcome.cost_usd)

@@ -2,7 +2,7 @@
 
 Example:
     >>> from judgekit import evaluate                                   # doctest: +SKIP
-    >>> result = evaluate(["runs/"], judge="anthropic:claude-sonnet-4-5",
+    >>> result = evaluate(["runs/"], judge="anthropic:claude-sonnet-4-5",  # doctest: +SKIP
     ...                   pairwise=False, audit_options=AuditOptions(rubric="commit-revert"))
     >>> result.audit.summary["suspected_tasks"]                         # doctest: +SKIP
     ['flask-003']

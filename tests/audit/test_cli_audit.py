@@ -63,6 +63,8 @@ def test_audit_writes_records_and_summary_for_both_providers(
     assert audit_part["suspected_tasks"] == ["calc-002"]
     vacuous = [r for r in records if r["task_id"] == "calc-002"]
     assert all(r["deficiency_type"] == "Test Command Selects No Tests" for r in vacuous)
+    assert all(r["verdict"]["deficiency_type"] == "Test Command Selects No Tests"
+               for r in vacuous)  # the judge wrote it in lower case
     assert all(r["evidence_verified"] and r["tries"] == 1 for r in records)
     assert all(set(r["verdict"]) == {"score", "deficiency_exists", "deficiency_caused_failure",
                                      "deficiency_type", "existence_reasoning",
