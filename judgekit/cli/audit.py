@@ -63,7 +63,18 @@ def run(args: argparse.Namespace) -> int:
         say(note)
     elif args.out:
         say(f"wrote {args.out}")
-    return 0
+    return _report_errors(result.audit.summary if result.audit is not None else None,
+                          result.audit.records if result.audit is not None else [])
+
+
+def _report_errors(summary: dict[str, Any] | None, records: list[Any]) -> int:
+    """One stderr line when calls ended in error; exit 1 when every audit did."""
+    if not summary or not summary["n_error"]:
+        return 0
+    reason = next((r.reason for r in records if r.state == "error" and r.reason), "unknown")
+    say(f"audit: {summary['n_error']} of {summary['n_failed']} results ended in error "
+        f"(first: {reason})")
+    return 1 if summary["n_error"] == summary["n_failed"] else 0
 
 
 def _print(audit: dict[str, Any]) -> None:

@@ -192,3 +192,26 @@ def test_unknown_rubric_is_one_error_line(tmp_path: Path, capsys: pytest.Capture
     runs = write_runs(tmp_path / "runs.json", standard_results())
     assert main(["audit", str(runs), "--rubric", "no-such-rubric"]) == 2
     assert "no such rubric" in capsys.readouterr().err
+
+
+def test_refused_calls_are_errors_reported_on_stderr(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeAPIServer(lambda api, body: Reply.fault(401, message="bad key")) as server:
+        code, summary, records = audit(tmp_path, server, "anthropic")
+    assert code == 1
+    assert all(r["state"] == "error" and r["verdict"] is None for r in records)
+    part = summary["audit"]
+    assert (part["n_error"], part["n_valid"], part["n_ife"]) == (4, 0, 0)
+    assert "4 of 4 results ended in error" in capsys.readouterr().err
+
+
+def test_judge_command_runs_the_same_audit(tmp_path: Path) -> None:
+    runs = write_runs(tmp_path / "runs.json", standard_results())
+    with FakeAPIServer(sound_judge) as server:
+        code = main(["judge", str(runs), "--judge", "anthropic:claude-haiku-4-5",
+                     "--base-url", server.url, "--no-pairwise", "--no-similarity",
+                     "--rubric", "commit-revert", "--out", str(tmp_path / "out")])
+    assert code == 0
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["audit"]["suspected_tasks"] == ["calc-002"]
+    assert len((tmp_path / "out" / "audit.jsonl").read_text().splitlines()) == 4
