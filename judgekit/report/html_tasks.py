@@ -13,6 +13,7 @@ from judgekit.report.format import money, num, seconds
 from judgekit.report.html_judged import verdict_card
 from judgekit.report.load import ReportInputs
 from judgekit.report.markup import Raw, badge, e, not_run, pre, section
+from judgekit.runs.models import RunResult
 
 COLUMNS = ("task", "arm", "attempt", "test", "precision", "recall", "F1", "duration", "cost",
            "verdicts")
@@ -53,6 +54,25 @@ def _pairwise(entry: ResultEntry, records: list[dict[str, Any]]) -> str:
             f"<th>state</th><th>reasoning</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
+def _test_output(run: RunResult) -> str:
+    test = run.test
+    if test is None:
+        return not_run("The test command did not run.")
+    facts = [f"exit code {test.exit_code}" if test.exit_code is not None else "",
+             "timed out" if test.timed_out else ""]
+    if test.counts is not None:
+        c = test.counts
+        facts.append(f"counts kept: {c.passed} passed, {c.failed} failed, {c.skipped} skipped, "
+                     f"{c.errors} errors")
+    head = f'<p class="muted">{e("; ".join(f for f in facts if f))}</p>'
+    if not test.output:
+        return head + not_run("No test output was kept for this result.")
+    out = test.output
+    if len(out) > 60_000:
+        out = "[… start cut; the full output is in runs.jsonl …]\n" + out[-60_000:]
+    return head + pre(out, "output", limit=len(out))
+
+
 def _details(entry: ResultEntry, view: TaskView) -> str:
     s, run = entry.scored, entry.run
     parts = []
@@ -76,10 +96,7 @@ def _details(entry: ResultEntry, view: TaskView) -> str:
         if run.ground_truth_diff:
             parts.append("<details class=\"inner\"><summary>Ground-truth diff</summary>"
                          f"{pre(run.ground_truth_diff, 'diff', diff=True)}</details>")
-        out = run.test.output if run.test else None
-        parts.append("<h5>Test output</h5>" + (pre(out[-60_000:] if len(out) > 60_000 else out,
-                                                   "output") if out else not_run(
-            "No test output was kept for this result.")))
+        parts.append("<h5>Test output</h5>" + _test_output(run))
     else:
         parts.append(not_run("The run (diff, test output) is not in this directory's "
                              "runs.jsonl."))

@@ -95,3 +95,20 @@ def test_empty_summary_renders():
     assert "No results were scored." in page
     assert "Only one arm" in page
     assert 'id="warnings"' not in page
+
+
+def test_test_output_is_shown_escaped_with_its_end_kept():
+    from judgekit.runs.models import RunResult, Task, TestResult
+    from judgekit.scoring import score
+
+    output = "x" * 70_000 + "\n<b>FAILED</b> test_thing - assert 1 == 2\n"
+    run = RunResult(task=Task(id="t1", test_command="pytest -q"), arm="a",
+                    agent_diff="diff --git a/f.py b/f.py\n--- a/f.py\n+++ b/f.py\n@@ -1 +1 @@\n"
+                               "-a\n+b\n",
+                    test=TestResult(exit_code=1, output=output))
+    summary = score([run]).model_dump(mode="json")
+    page = render_html(ReportInputs(summary=summary, runs=[run]))
+    assert "&lt;b&gt;FAILED&lt;/b&gt; test_thing" in page
+    assert "start cut; the full output is in runs.jsonl" in page
+    assert "exit code 1" in page
+    assert '<span class="del">-a</span>' in page and '<span class="add">+b</span>' in page
