@@ -8,6 +8,7 @@ result's ``harness_status`` instead of raising, so one broken task never stops a
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -50,6 +51,16 @@ def _tail(text: str) -> str:
     return text if len(text) <= _TAIL else text[-_TAIL:]
 
 
+def _gist(output: str) -> str:
+    """The most telling line of a failed command's output: its first error, else its last."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    for pattern in (r"^(fatal|error)\b", r"\berror\b|not found|No such"):
+        hits = [line for line in lines if re.search(pattern, line, re.I)]
+        if hits:
+            return hits[0][:300]
+    return (lines or [""])[-1][:300]
+
+
 def _command_failed(outcome: ProcessOutcome) -> bool:
     return outcome.timed_out or outcome.exit_code != 0
 
@@ -63,8 +74,7 @@ def prepare(task: SuiteTask, fix: FixCommit, settings: AttemptSettings) -> Works
                             log_name="setup", timeout=task.timeout_s or DEFAULT_COMMAND_TIMEOUT_S)
             if _command_failed(out):
                 why = "timed out" if out.timed_out else f"exited with {out.exit_code}"
-                last = out.output.strip().splitlines()[-1:] or [""]
-                raise RunnerError(f"setup command {why}: {last[0][:300]}")
+                raise RunnerError(f"setup command {why}: {_gist(out.output)}")
         ws.freeze_setup()
     except BaseException:
         ws.cleanup()
