@@ -12,7 +12,6 @@ import re
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
 
 from judgekit.diffs import DEFAULT_INFRA_PATHS, strip_paths
 from judgekit.errors import RunnerError

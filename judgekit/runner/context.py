@@ -59,8 +59,11 @@ class IndexProvider:
         self._index = _index
 
     def context(self, workspace: Path, query: str, *, max_tokens: int) -> ContextBlock:
-        built = self._index.build_index(workspace)
-        block = self._index.context_block(built, query, max_tokens=max_tokens)
+        """Index the workspace's files (into a sibling dir, outside the diff) and query it."""
+        out_dir = workspace.parent / "judgekit-index"
+        self._index.build_index(workspace, out_dir)
+        index = self._index.CodeIndex.open(out_dir)
+        block = self._index.context_block(index, query, max_tokens=max_tokens)
         return ContextBlock(text=block.text, files=sorted(set(block.files)))
 
 
