@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import io
 from pathlib import Path
 from typing import Any
 
@@ -55,19 +57,25 @@ def run(args: argparse.Namespace) -> int:
     skipped = config is None and (pairwise or audit)
     if config is not None and args.json:
         config = config.model_copy(update={"progress": False})
-    result = evaluate(
-        args.paths, judge=config, pairwise=pairwise, audit=audit,
-        exclude=exclude_from(args), mixed_models=args.mixed_models, seed=args.seed,
-        similarity=not args.no_similarity,
-        pairwise_options=pairwise_options_from_args(args) if pairwise else None,
-        audit_options=hooks[1](args) if audit and hooks else None)
+    dry_run = config is not None and config.dry_run
+    captured = io.StringIO()
+    with contextlib.redirect_stderr(captured) if dry_run else contextlib.nullcontext():
+        result = evaluate(
+            args.paths, judge=config, pairwise=pairwise, audit=audit,
+            exclude=exclude_from(args), mixed_models=args.mixed_models, seed=args.seed,
+            similarity=not args.no_similarity,
+            pairwise_options=pairwise_options_from_args(args) if pairwise else None,
+            audit_options=hooks[1](args) if audit and hooks else None)
     if skipped:
         result.notes.append(HOW_TO_ENABLE)
     elif config is not None and not args.no_audit and hooks is None:
         result.notes.append("audit skipped: the audit step is not installed")
-    if config is not None and config.dry_run:
+    if dry_run:  # the engine printed the audit's estimate; pairwise keeps its own
         if result.pairwise is not None:
-            say(f"pairwise: {result.pairwise.estimate} (dry run: no call made, nothing written)")
+            say(f"pairwise: {result.pairwise.estimate}")
+        for line in captured.getvalue().splitlines():
+            say(f"audit: {line}" if audit and line.strip() else line)
+        say("dry run: no call made, nothing written")
         return 0
     if args.out:
         from judgekit.report import write_reports

@@ -12,11 +12,11 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from judgekit.diffs import DEFAULT_INFRA_PATHS, strip_paths
 from judgekit.errors import ConfigError
+from judgekit.pairwise.context import code_context
 from judgekit.pairwise.flip import OrderState, combine, identical_outcome
 from judgekit.pairwise.options import PairwiseOptions
 from judgekit.pairwise.pairs import GOLD, PlannedPair, changed_ranges, collect, plan_pairs
@@ -41,36 +41,12 @@ def _scored_rows(runs: Sequence[RunResult], summary: ScoreSummary | None,
 
 
 def _code_context(pair: PlannedPair, options: PairwiseOptions) -> str | None:
-    """Code around the lines both solutions change, from a checkout, when the index is there."""
+    """Code around the lines either solution changes, when a checkout is given."""
     if options.repo_root is None:
         return None
-    try:
-        from judgekit.index import code_around  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    root = Path(options.repo_root)
-    name = (pair.task.repo or "").rstrip("/").split("/")[-1].removesuffix(".git")
-    if name and (root / name).is_dir():
-        root = root / name
-    seen: set[tuple[str, tuple[int, int]]] = set()
-    parts: list[str] = []
-    total = 0
-    for path, span in changed_ranges(pair.a.diff) + changed_ranges(pair.b.diff):
-        if (path, span) in seen:
-            continue
-        seen.add((path, span))
-        try:
-            text = code_around(root, path, span)
-        except Exception:  # the index is optional: no context rather than no verdict
-            continue
-        if not text:
-            continue
-        block = f"# {path}, around lines {span[0]}-{span[1]}\n{text.rstrip()}\n"
-        if total + len(block) > options.max_context_chars:
-            break
-        parts.append(block)
-        total += len(block)
-    return "\n".join(parts) or None
+    ranges = changed_ranges(pair.a.diff) + changed_ranges(pair.b.diff)
+    return code_context(options.repo_root, pair.task.repo, ranges,
+                        max_chars=options.max_context_chars)
 
 
 def _pair_key(pair: PlannedPair) -> str:

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from judgekit.testing import FakeAPIServer
+from judgekit.testing import FakeAPIServer, Reply
+from judgekit.testing.replies import schema_of
 from tests.clirun import judgekit
 from tests.pairwise.helpers import DIMS, always, diff, prefers, result, write_runs
 
@@ -109,3 +110,22 @@ def test_unknown_arm_in_pairs_is_one_line_error(tmp_path: Path) -> None:
                     "base:nope", "--no-audit", env={"ANTHROPIC_API_KEY": "k"})
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and "nope" in proc.stderr
+
+
+def test_judge_runs_the_audit_of_failed_results_too(tmp_path: Path) -> None:
+    pairwise = prefers("GOOD")
+
+    def respond(api, body):
+        schema = schema_of(body) or {}
+        return pairwise(api, body) if "consistency" in schema.get("properties", {}) else Reply()
+
+    out = tmp_path / "out"
+    with FakeAPIServer(respond) as server:
+        proc = judgekit("judge", _runs(tmp_path), "--judge", MODELS["anthropic"], "--out", out,
+                        env=_env(server, "anthropic", tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    audit_lines = (out / "audit.jsonl").read_text().splitlines()
+    assert [json.loads(x)["task_id"] for x in audit_lines] == ["t3"]  # the one failed result
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["audit"]["n_failed"] == 1
+    assert summary["pairwise"]["base vs ctx"]["completeness"]["wins_b"] == 3
