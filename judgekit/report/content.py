@@ -17,12 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from judgekit.report.format import interval, num, pct
+from judgekit.report.format import num
 from judgekit.report.load import ReportInputs
 from judgekit.runs.models import RunResult
-
-DIMENSION_ORDER = ("consistency", "completeness", "minimality")
-
 
 @dataclass
 class WarningGroup:
@@ -68,10 +65,12 @@ def unscored_verdicts(inputs: ReportInputs) -> list[str]:
     """One line per pairwise dimension or audit record whose state is not ``valid``."""
     lines = []
     for rec in inputs.pairwise:
-        for dim, d in (rec.get("dimensions") or {}).items():
-            if isinstance(d, dict) and d.get("state", "valid") != "valid":
-                lines.append(f"pairwise {rec.get('task_id')} / {rec.get('arm_a')} vs "
-                             f"{rec.get('arm_b')} / {dim}: {d.get('state')}")
+        bad = {dim: d.get("state") for dim, d in (rec.get("dimensions") or {}).items()
+               if isinstance(d, dict) and d.get("state", "valid") != "valid"}
+        if bad:
+            states = "/".join(sorted(set(map(str, bad.values()))))
+            lines.append(f"pairwise {rec.get('task_id')} / {rec.get('arm_a')} vs "
+                         f"{rec.get('arm_b')}: {states} ({', '.join(bad)})")
     for rec in inputs.audit:
         if rec.get("state", "valid") != "valid":
             lines.append(f"audit {rec.get('task_id')} / {rec.get('arm')} / attempt "
@@ -130,91 +129,6 @@ def f1_sentence(c: dict[str, Any]) -> str:
                       "touches the right files more often."
     better = a if lo > 0 else b
     return text + f"; the interval excludes zero: {better} touches the right files more often."
-
-
-@dataclass
-class PairView:
-    """Pairwise statistics of one arm pair, by dimension."""
-
-    name: str
-    arm_a: str
-    arm_b: str
-    dimensions: list[tuple[str, dict[str, Any]]]
-
-
-def pairwise_views(summary: dict[str, Any]) -> list[PairView]:
-    """Arm pairs of ``summary["pairwise"]`` whose entries carry win counts."""
-    views = []
-    for name, dims in (summary.get("pairwise") or {}).items():
-        if not isinstance(dims, dict) or " vs " not in name:
-            continue
-        items = [(d, s) for d, s in dims.items() if isinstance(s, dict) and "wins_a" in s]
-        if not items:
-            continue
-        items.sort(key=lambda it: (DIMENSION_ORDER.index(it[0])
-                                   if it[0] in DIMENSION_ORDER else 99, it[0]))
-        arm_a, arm_b = name.split(" vs ", 1)
-        views.append(PairView(name, arm_a, arm_b, items))
-    return views
-
-
-def win_rate(stats: dict[str, Any]) -> str:
-    """``"62.5% [40.1%, 80.2%]"`` from whichever win-rate keys the statistics carry."""
-    for key in ("win_rate_a", "win_rate"):
-        if stats.get(key) is not None:
-            ci = stats.get(f"{key}_ci")
-            return f"{pct(stats[key])} {interval(ci, True)}" if ci else pct(stats[key])
-    return "–"
-
-
-def ranking(summary: dict[str, Any]) -> list[tuple[str, float]]:
-    """A Bradley–Terry ranking when the summary holds one (``{arm: strength}`` or a list)."""
-    pw = summary.get("pairwise") or {}
-    raw = summary.get("ranking") or pw.get("ranking") or pw.get("bradley_terry")
-    if isinstance(raw, dict):
-        pairs = [(str(k), v) for k, v in raw.items() if isinstance(v, (int, float))]
-    elif isinstance(raw, list):
-        pairs = [(str(r.get("arm")), r.get("score", r.get("strength")))
-                 for r in raw if isinstance(r, dict)]
-        pairs = [(k, v) for k, v in pairs if isinstance(v, (int, float))]
-    else:
-        return []
-    return sorted(pairs, key=lambda kv: -kv[1])
-
-
-def suspected_ids(audit: dict[str, Any]) -> list[str]:
-    """Task ids of ``suspected_tasks`` (plain ids or objects with ``task_id``)."""
-    out = []
-    for t in audit.get("suspected_tasks") or []:
-        tid = t.get("task_id") if isinstance(t, dict) else t
-        if tid is not None:
-            out.append(str(tid))
-    return out
-
-
-def sorted_audit(inputs: ReportInputs) -> list[dict[str, Any]]:
-    """Audit records: suspected tasks first, then defects found, then the rest."""
-    suspected = suspected_ids(inputs.summary.get("audit") or {})
-
-    def key(rec: dict[str, Any]) -> tuple[int, int, str, str, int]:
-        tid = str(rec.get("task_id"))
-        v = rec.get("verdict") or {}
-        rank = suspected.index(tid) if tid in suspected else len(suspected)
-        return (rank, 0 if v.get("score") == 1 else 1 if rec.get("state") == "valid" else 2,
-                tid, str(rec.get("arm")), int(rec.get("attempt") or 0))
-
-    return sorted(inputs.audit, key=key)
-
-
-def evidence_list(verdict: dict[str, Any]) -> list[str]:
-    ev = verdict.get("evidence")
-    if ev is None or ev == "":
-        return []
-    if isinstance(ev, str):
-        return [ev]
-    if isinstance(ev, (list, tuple)):
-        return [e if isinstance(e, str) else str(e) for e in ev]
-    return [str(ev)]
 
 
 @dataclass

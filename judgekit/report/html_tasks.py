@@ -33,8 +33,12 @@ def _files(entry: ResultEntry) -> str:
 
 
 def _pairwise(entry: ResultEntry, records: list[dict[str, Any]]) -> str:
-    arm = entry.scored.get("arm")
-    mine = [r for r in records if arm in (r.get("arm_a"), r.get("arm_b"))]
+    arm, attempt = entry.scored.get("arm"), entry.scored.get("attempt", 0)
+
+    def involves(r: dict[str, Any], side: str) -> bool:
+        return r.get(f"arm_{side}") == arm and r.get(f"attempt_{side}", attempt) == attempt
+
+    mine = [r for r in records if involves(r, "a") or involves(r, "b")]
     if not mine:
         return ""
     rows = []
@@ -46,7 +50,7 @@ def _pairwise(entry: ResultEntry, records: list[dict[str, Any]]) -> str:
                                  if d.get(k))
             rows.append(f"<tr><td>{e(r.get('arm_a'))} vs {e(r.get('arm_b'))}</td>"
                         f"<td>{e(dim)}</td><td>{e(d.get('winner', '–'))}</td>"
-                        f"<td>{e(d.get('order1', '–'))} / {e(d.get('order2', '–'))}</td>"
+                        f"<td>{e(d.get('order1') or '–')} / {e(d.get('order2') or '–')}</td>"
                         f"<td>{'yes' if d.get('position_bias') else 'no'}</td>"
                         f"<td>{e(d.get('state', 'valid'))}</td><td>{e(reasons)}</td></tr>")
     return ("<h5>Pairwise verdicts</h5><table class=\"inner\"><thead><tr><th>pair</th>"

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from judgekit.report import content as c
+from judgekit.report import judged as j
 from judgekit.report.format import interval, money, num, pct, seconds
 from judgekit.report.load import ReportInputs
 from judgekit.report.svg import quantile
@@ -95,23 +96,29 @@ def _comparisons(summary: dict[str, Any]) -> list[str]:
 
 def _pairwise(summary: dict[str, Any]) -> list[str]:
     lines = ["## Pairwise judging", ""]
-    views = c.pairwise_views(summary)
+    views = j.pairwise_views(summary)
     if not views:
         return lines + ["_Pairwise judging was not run (use `judgekit judge` with "
                         "`--judge MODEL`)._", ""]
+    run_line = j.pairwise_run_line(summary)
+    lines += [run_line, ""] if run_line else []
     for v in views:
-        rows = [[dim, s.get("wins_a", 0), s.get("draws", 0), s.get("wins_b", 0), c.win_rate(s),
+        rows = [[dim, s.get("wins_a", 0), s.get("draws", 0), s.get("wins_b", 0), j.win_rate(s),
                  pct(s.get("position_consistency")), pct(s.get("first_slot_preference")),
-                 s.get("n_unscored", 0) or 0] for dim, s in v.dimensions]
+                 j.unscored_count(s)] for dim, s in v.dimensions]
         lines += [f"### {v.name}", ""] + _table(
             ["dimension", f"{v.arm_a} wins", "draws", f"{v.arm_b} wins",
              f"{v.arm_a} win rate [95% CI]", "position-consistency", "first-slot preference",
-             "unscored"], rows)
-    ranked = c.ranking(summary)
+             "no verdict"], rows)
+    ranked = j.rankings(summary)
     if ranked:
-        lines += ["### Bradley–Terry ranking", ""] + _table(
-            ["rank", "arm", "strength"], [[i + 1, a, f"{s:.3f}"] for i, (a, s) in
-                                          enumerate(ranked)])
+        dims = list(ranked)
+        rows = []
+        for arm, _ in ranked[dims[0]]:
+            rows.append([arm] + [f"#{[a for a, _ in ranked[d]].index(arm) + 1} "
+                                 f"({dict(ranked[d]).get(arm, 0):.3f})" for d in dims])
+        lines += ["### Ranking (Bradley–Terry, strength in brackets)", ""] + _table(
+            ["arm", *dims], rows)
     return lines
 
 
@@ -123,18 +130,30 @@ def _verdict(rec: dict[str, Any], suspected: set[str]) -> list[str]:
         head += " (suspected defective task)"
     state = rec.get("state", "valid")
     lines = [head, "", f"- state: {state}; judge calls: {rec.get('tries', '–')}"]
+    if (rec.get("samples") or 1) > 1:
+        lines.append(f"- samples: {rec['samples']}, {pct(rec.get('agreement'))} agree with "
+                     "the majority")
+    if rec.get("reason"):
+        lines.append(f"- reason: {rec['reason']}")
     if state == "valid" and v:
-        lines += [f"- score: {v.get('score')} ({'task defect caused the failure' if v.get('score') == 1 else 'agent failure'});"
-                  f" defect exists: {v.get('deficiency_exists')}; caused the failure: "
-                  f"{v.get('deficiency_caused_failure')}; category: {v.get('deficiency_type')}",
-                  f"- evidence check: {'quotes found in the materials' if rec.get('evidence_verified') else 'quotes NOT found in the materials'}"]
+        ife = v.get("score") == 1
+        kind = rec.get("deficiency_type") or v.get("deficiency_type")
+        found = ("quotes found in the materials" if rec.get("evidence_verified")
+                 else "quotes NOT found in the materials")
+        lines += [f"- score: {v.get('score')} "
+                  f"({'task defect caused the failure' if ife else 'agent failure'}); "
+                  f"defect exists: {v.get('deficiency_exists')}; caused the failure: "
+                  f"{v.get('deficiency_caused_failure')}; category: {kind}",
+                  f"- evidence check: {found}"]
     lines.append("")
     for key, label in (("existence_reasoning", "Does a defect exist?"),
                        ("causation_reasoning", "Did it cause the failure?")):
         if v.get(key):
             lines += [f"*{label}* {v[key]}", ""]
-    for q in c.evidence_list(v):
-        lines += ["> " + line for line in q.splitlines() or [""]] + [""]
+    missing = set(rec.get("quotes_not_found") or [])
+    for q in j.evidence_list(v):
+        lines += ["> " + line for line in q.splitlines() or [""]]
+        lines += ([">", "> _(not found in the materials)_"] if q in missing else []) + [""]
     return lines
 
 
@@ -144,18 +163,23 @@ def _audit(inputs: ReportInputs) -> list[str]:
     if not isinstance(audit, dict):
         return lines + ["_The audit of failed results was not run (use `judgekit audit` or "
                         "`judgekit judge` with `--judge MODEL`)._", ""]
-    suspected = c.suspected_ids(audit)
+    suspected, kinds = j.suspected_ids(audit), j.suspected_types(audit)
     lines += [f"{audit.get('n_failed', '–')} failed results audited: "
               f"{audit.get('n_valid', '–')} valid verdicts, {audit.get('n_ife', '–')} blame a "
               f"task defect, {audit.get('n_unscored', '–')} unscored, "
               f"{audit.get('n_error', '–')} errors.", ""]
-    lines += ([f"**Suspected defective tasks:** {', '.join(suspected)}", ""] if suspected
-              else ["No task is suspected of being defective.", ""])
+    run_line = j.audit_run_line(audit)
+    lines += [run_line, ""] if run_line else []
+    if suspected:
+        named = [f"{t} ({kinds[t]})" if t in kinds else t for t in suspected]
+        lines += [f"**Suspected defective tasks:** {', '.join(named)}", ""]
+    else:
+        lines += ["No task is suspected of being defective.", ""]
     by_type = audit.get("by_type") or {}
     if by_type:
         lines += _table(["category", "verdicts"],
                         [[k, n] for k, n in sorted(by_type.items(), key=lambda kv: -kv[1])])
-    records = c.sorted_audit(inputs)
+    records = j.sorted_audit(inputs)
     if records:
         lines += ["### Verdicts", ""]
         for rec in records:

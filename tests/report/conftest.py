@@ -37,10 +37,11 @@ class Part:
 
 def _dim(wins_a: int, wins_b: int, draws: int, consistency: float, first: float) -> dict:
     n = wins_a + wins_b + draws
-    return {"wins_a": wins_a, "wins_b": wins_b, "draws": draws, "n": n,
-            "win_rate_a": wins_a / n, "win_rate_a_ci": [0.05, 0.4],
-            "position_consistency": consistency, "first_slot_preference": first,
-            "n_unscored": 0}
+    return {"wins_a": wins_a, "wins_b": wins_b, "draws": draws, "losses_a": wins_b, "n": n,
+            "identical": 0, "unscored": 0, "error": 0, "win_rate_a": wins_a / n,
+            "win_rate_a_ci": [0.05, 0.4], "position_consistency": consistency,
+            "position_bias": 1, "first_slot_preference": first, "n_judged": n,
+            "n_decisive_answers": n}
 
 
 def pairwise_part() -> Part:
@@ -48,14 +49,28 @@ def pairwise_part() -> Part:
             "minimality": _dim(6, 4, 10, 0.8, 0.55)}
     records = []
     for i, task in enumerate(("ruff-001", "ruff-002", "ruff-003")):
-        records.append({"task_id": task, "arm_a": "no-bobbin", "arm_b": "with-bobbin",
-                        "dimensions": {
-                            d: {"winner": "with-bobbin" if i else "draw", "order1": "B",
-                                "order2": "A" if i else "B", "position_bias": not i,
-                                "state": "unscored" if (i, d) == (2, "minimality") else "valid",
-                                "reasoning": f"{d} reasoning {HOSTILE}"}
-                            for d in dims}})
-    return Part({"pairwise": {PAIR: dims}}, records)
+        state = "unscored" if i == 2 else "valid"
+        records.append({
+            "task_id": task, "arm_a": "no-bobbin", "arm_b": "with-bobbin", "attempt_a": 0,
+            "attempt_b": 0, "identical": False,
+            "dimensions": {d: {"winner": "with-bobbin" if i == 1 else "draw",
+                               "order1": None if state != "valid" else "B",
+                               "order2": None if state != "valid" else ("A" if i else "B"),
+                               "position_bias": i == 0, "state": state,
+                               "reasoning1": f"{d} reasoning {HOSTILE}",
+                               "reasoning2": f"{d} second order"} for d in dims},
+            "orders": []})
+    entries = {"pairwise": {PAIR: dims},
+               "pairwise_ranking": {"method": "Bradley-Terry (MM), draws as half wins",
+                                    **{d: {"ranking": ["with-bobbin", "no-bobbin"],
+                                           "strength": {"with-bobbin": 0.62, "no-bobbin": 0.38}}
+                                       for d in dims}},
+               "pairwise_run": {"judge": "anthropic:judge-model", "select": "best",
+                                "n_pairs": 20, "n_identical": 1, "n_calls": 38, "n_cached": 0,
+                                "cost_usd": 1.25, "states": {"valid": 19, "unscored": 1,
+                                                             "error": 0}, "dry_run": False,
+                                "notes": []}}
+    return Part(entries, records)
 
 
 def _verdict(score: int, kind: str, quote: str) -> dict[str, Any]:
@@ -65,22 +80,36 @@ def _verdict(score: int, kind: str, quote: str) -> dict[str, Any]:
             "causation_reasoning": "So no run of this task can pass.", "evidence": [quote]}
 
 
+def _record(task: str, arm: str, state: str, verdict: dict | None, verified: bool,
+            tries: int, **extra: Any) -> dict[str, Any]:
+    v = verdict or {}
+    return {"task_id": task, "arm": arm, "attempt": 0, "run_id": None,
+            "test_status": "vacuous", "state": state, "verdict": verdict,
+            "deficiency_type": v.get("deficiency_type"), "evidence_verified": verified,
+            "quotes_not_found": [], "tries": tries, "reason": None, "samples": 1,
+            "agreement": None, "sample_scores": [v.get("score")], "materials_cut": False,
+            "cached": False, "cost_usd": 0.01} | extra
+
+
 def audit_part() -> Part:
+    kind = "test command selects no tests"
     records = [
-        {"task_id": "ruff-003", "arm": "no-bobbin", "attempt": 0, "state": "valid",
-         "verdict": _verdict(0, "none", "error[E0599]"), "evidence_verified": False, "tries": 2},
-        {"task_id": "ruff-002", "arm": "no-bobbin", "attempt": 0, "state": "valid",
-         "verdict": _verdict(1, "test command selects no tests", "running 0 tests"),
-         "evidence_verified": True, "tries": 1},
-        {"task_id": "ruff-002", "arm": "with-bobbin", "attempt": 0, "state": "valid",
-         "verdict": _verdict(1, "test command selects no tests", "running 0 tests"),
-         "evidence_verified": True, "tries": 1},
-        {"task_id": "ruff-004", "arm": "no-bobbin", "attempt": 0, "state": "unscored",
-         "verdict": None, "evidence_verified": False, "tries": 3},
+        _record("ruff-003", "no-bobbin", "valid", _verdict(0, "none", "error[E0599]"), False, 2,
+                quotes_not_found=["error[E0599]"]),
+        _record("ruff-002", "no-bobbin", "valid", _verdict(1, kind, "running 0 tests"), True, 1),
+        _record("ruff-002", "with-bobbin", "valid", _verdict(1, kind, "running 0 tests"), True,
+                3, samples=3, agreement=2 / 3),
+        _record("ruff-004", "no-bobbin", "unscored", None, False, 3,
+                reason="the answer failed the checks after 2 re-asks"),
     ]
-    summary = {"audit": {"n_failed": 36, "n_valid": 3, "n_unscored": 1, "n_error": 0,
-                         "n_ife": 2, "by_type": {"test command selects no tests": 2, "none": 1},
-                         "suspected_tasks": ["ruff-002"]}}
+    summary = {"audit": {
+        "rubric": "commit-revert", "rubric_version": "1", "judge": "anthropic:judge-model",
+        "samples": 1, "n_failed": 36, "n_valid": 3, "n_unscored": 1, "n_error": 0, "n_ife": 2,
+        "by_type": {kind: 2}, "n_evidence_unverified": 1, "n_materials_cut": 0,
+        "suspected_tasks": ["ruff-002"],
+        "tasks": [{"task_id": "ruff-002", "n_audited": 2, "n_valid": 2, "n_ife": 2,
+                   "suspected": True, "suspected_type": kind, "runs": []}],
+        "tries_total": 9, "cost_usd": 0.04}}
     return Part(summary, records)
 
 

@@ -112,3 +112,28 @@ def test_test_output_is_shown_escaped_with_its_end_kept():
     assert "start cut; the full output is in runs.jsonl" in page
     assert "exit code 1" in page
     assert '<span class="del">-a</span>' in page and '<span class="add">+b</span>' in page
+
+
+def test_judged_details_ranking_run_lines_and_evidence_check(judged_dir):
+    page = (judged_dir / "report.html").read_text(encoding="utf-8")
+    pairwise = page.split('id="pairwise"')[1].split('id="audit"')[0]
+    assert "<h3>Ranking</h3>" in pairwise and "#1 (0.620)" in pairwise
+    assert "judge anthropic:judge-model; 20 pairs; 1 identical" in pairwise
+    audit = page.split('id="audit"')[1].split('id="tasks"')[0]
+    assert "ruff-002</a>: test command selects no tests" in audit
+    assert "Audit: rubric commit-revert; judge anthropic:judge-model" in audit
+    assert '<blockquote class="missing">error[E0599]' in audit
+    assert "3, 66.7% agree with the majority" in audit
+    assert "the answer failed the checks after 2 re-asks" in audit
+
+
+def test_constructed_records_match_the_real_record_models(judged_dir):
+    """The fixture's records are valid lines of pairwise.jsonl and audit.jsonl."""
+    from judgekit.audit.aggregate import AuditRecord
+    from judgekit.pairwise.report import PairRecord
+
+    inputs = load_report_dir(judged_dir)
+    for rec in inputs.pairwise:
+        PairRecord.model_validate(rec)
+    for rec in inputs.audit:
+        AuditRecord.model_validate(rec)
