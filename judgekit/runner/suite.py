@@ -7,7 +7,8 @@ Example:
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "s.yaml"
     >>> _ = p.write_text("name: demo\\ndefaults: {language: python}\\ntasks:\\n"
-    ...                  "  - {id: t1, repo: pallets/flask, commit: abc1234, test_command: pytest}\\n")
+    ...                  "  - {id: t1, repo: pallets/flask, commit: abc1234, description: d,"
+    ...                  " test_command: pytest}\\n")
     >>> suite = load_suite(p)
     >>> suite.tasks[0].language, suite.tasks[0].repo_source().url
     ('python', 'https://github.com/pallets/flask.git')
