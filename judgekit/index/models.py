@@ -1,0 +1,87 @@
+"""Data shapes of the code index: chunks, hits, stats, context blocks and the manifest.
+
+The pydantic models here are the single source of truth for the on-disk index format
+(``manifest.json`` and ``chunks.jsonl``) and for the JSON the CLI prints.
+
+Example:
+    >>> Chunk(path="a.py", start_line=1, end_line=3, kind="function", text="def f(): ...").lines
+    (1, 3)
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+#: What a chunk covers: a Python definition, module-level code, or a plain line window.
+ChunkKind = Literal["function", "class", "method", "module", "window"]
+
+#: Version of the on-disk layout; bumped when old indexes can no longer be read.
+INDEX_FORMAT = 1
+
+
+class Chunk(BaseModel):
+    """A contiguous piece of one file: 1-based inclusive line range plus its text."""
+
+    path: str = Field(description="Path relative to the indexed root, with '/' separators.")
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+    kind: ChunkKind
+    text: str
+    name: str | None = Field(default=None, description="Qualified name of a definition.")
+
+    @property
+    def lines(self) -> tuple[int, int]:
+        return (self.start_line, self.end_line)
+
+
+class Hit(BaseModel):
+    """One search result: a chunk and its cosine similarity to the query."""
+
+    path: str
+    start_line: int
+    end_line: int
+    score: float
+    kind: ChunkKind
+    text: str
+
+
+class IndexStats(BaseModel):
+    """What one :func:`build_index` call did."""
+
+    files: int = Field(description="Files in the index after this build.")
+    chunks: int = Field(description="Chunks in the index after this build.")
+    embedded: int = Field(description="Chunks embedded by this build (new or changed files).")
+    seconds: float
+    chunks_per_s: float = Field(description="Embedded chunks per second of embedding time.")
+    device: str
+    model: str
+    dtype: str = "float32"
+
+
+class ContextBlock(BaseModel):
+    """Code context for a prompt: markdown text, the files it draws on, its token estimate."""
+
+    text: str
+    files: list[str]
+    tokens: int
+
+
+class FileEntry(BaseModel):
+    """One indexed file in the manifest: its content hash and its rows in the vector table."""
+
+    sha256: str
+    first: int = Field(ge=0, description="Row of the file's first chunk.")
+    count: int = Field(ge=0, description="Number of chunks of the file.")
+
+
+class Manifest(BaseModel):
+    """``manifest.json``: what an index directory holds and how it was built."""
+
+    format: int = INDEX_FORMAT
+    root: str
+    model: str
+    dim: int
+    chunks: int
+    files: dict[str, FileEntry]
