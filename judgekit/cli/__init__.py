@@ -25,6 +25,7 @@ COMMANDS: tuple[str, ...] = (
     "audit",
     "rubrics",
     "calibrate",
+    "index",
 )
 
 
