@@ -67,10 +67,11 @@ def _arms(summary: dict[str, Any]) -> str:
     f1_plot = svg.box_strip_plot([(n, values(results, n, "f1")) for n in names],
                                  title="F1 per result, by arm")
     durations = {n: values(results, n, "duration_s") for n in names}
-    top = max((max(v) for v in durations.values() if v), default=1.0)
-    dur_plot = svg.box_strip_plot([(n, durations[n]) for n in names], lo=0.0, hi=top,
-                                  title="Duration per result (seconds), by arm",
-                                  fmt=lambda v: f"{v:.0f}s")
+    top = max((max(v) for v in durations.values() if v), default=0.0)
+    dur_plot = (svg.box_strip_plot([(n, durations[n]) for n in names], lo=0.0, hi=top,
+                                   title="Duration per result (seconds), by arm",
+                                   fmt=lambda v: f"{v:.0f}s")
+                if top > 0 else not_run("No duration was recorded for any result."))
     costs = [(n, arms[n].get("cost_total_usd")) for n in names]
     cost_plot = (svg.bar_chart(costs, title="Total cost per arm (USD)", fmt=lambda v: f"${v:.2f}")
                  if any(c is not None for _, c in costs)
