@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         result.notes.append("audit skipped: the audit step is not installed")
     if dry_run:  # the engine printed the audit's estimate; pairwise keeps its own
         if result.pairwise is not None:
-            say(f"pairwise: {result.pairwise.estimate}")
+            say(f"pairwise: {getattr(result.pairwise, 'estimate', None)}")
         for line in captured.getvalue().splitlines():
             say(f"audit: {line}" if audit and line.strip() else line)
         say("dry run: no call made, nothing written")

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 Side = Literal["a", "b", "tie"]
+Slot = Literal["A", "B", "tie"]
 Winner = Literal["a", "b", "draw"]
 OrderState = Literal["valid", "unscored", "error"]
 
@@ -43,8 +44,8 @@ class DimensionOutcome:
     """
 
     winner: Winner
-    order1: str | None
-    order2: str | None
+    order1: Slot | None
+    order2: Slot | None
     position_bias: bool
     state: OrderState
 
@@ -56,7 +57,7 @@ class DimensionOutcome:
         return to_side(self.order1, 1) == to_side(self.order2, 2)
 
 
-def combine(order1: str | None, order2: str | None,
+def combine(order1: Slot | None, order2: Slot | None,
             state1: OrderState = "valid", state2: OrderState = "valid") -> DimensionOutcome:
     """Combine one dimension's answers of the two orders (flip-and-draw)."""
     if state1 != "valid" or state2 != "valid":

@@ -65,7 +65,7 @@ def outcome_text(c: Candidate) -> str:
         return "not recorded"
     extra = []
     if c.tests_run is not None:
-        extra.append(f"{c.tests_run} tests ran")
+        extra.append(f"tests run: {c.tests_run}")
     if c.test_reason:
         extra.append(c.test_reason)
     return c.test_status + (f" ({'; '.join(extra)})" if extra else "")

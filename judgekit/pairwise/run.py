@@ -66,7 +66,7 @@ def _order_record(order: int, first: str, outcome: Any | None, state: OrderState
 
 def _record(pair: PlannedPair, outcomes: Sequence[Any] | None, *, reference: bool,
             context: bool, dry_run: bool = False) -> PairRecord:
-    base = dict(task_id=pair.task.id, arm_a=pair.a.arm, arm_b=pair.b.arm,
+    base: dict[str, Any] = dict(task_id=pair.task.id, arm_a=pair.a.arm, arm_b=pair.b.arm,
                 attempt_a=pair.a.attempt, attempt_b=pair.b.attempt, run_id_a=pair.a.run_id,
                 run_id_b=pair.b.run_id, reference_shown=reference, context_shown=context)
     if outcomes is None and not dry_run:  # identical diffs: no call
@@ -88,11 +88,11 @@ def _record(pair: PlannedPair, outcomes: Sequence[Any] | None, *, reference: boo
         orders.append(_order_record(i + 1, first, out, state, None if out else "dry run"))
     dims = {}
     for d in DIMENSIONS:
-        answers = [v.answers()[d] if v else None for v in verdicts]
+        answers = [getattr(v, d).winner if v else None for v in verdicts]
         res = combine(answers[0], answers[1], states[0], states[1])
         winner = {"a": pair.a.arm, "b": pair.b.arm}.get(res.winner, "draw")
         reasons = [v.reasonings()[d] if v else None for v in verdicts]
-        dims[d] = DimensionRecord(winner=winner, order1=res.order1, order2=res.order2,  # type: ignore[arg-type]
+        dims[d] = DimensionRecord(winner=winner, order1=res.order1, order2=res.order2,
                                   position_bias=res.position_bias, state=res.state,
                                   reasoning1=reasons[0], reasoning2=reasons[1])
     return PairRecord(**base, dimensions=dims, orders=orders)

@@ -79,6 +79,7 @@ class PairStats:
             "wins_a": self.wins_a, "wins_b": self.wins_b, "draws": self.draws,
             "losses_a": self.wins_b, "n": n, "identical": self.identical,
             "unscored": self.unscored, "error": self.error,
+            "n_unscored": self.unscored + self.error,
             "win_rate_a": score / n if n else None,
             "win_rate_a_ci": [lo, hi] if n else None,
             "position_consistency": self.agree / self.judged if self.judged else None,
@@ -147,12 +148,21 @@ def bradley_terry(scores: Mapping[tuple[str, str], tuple[float, float]], *,
     return p
 
 
+def _ranked(scores: Mapping[tuple[str, str], tuple[float, float]]) -> dict[str, Any]:
+    strengths = bradley_terry(scores)
+    order = sorted(strengths, key=lambda a: (-strengths[a], a))
+    return {"ranking": order, "strength": {a: round(strengths[a], 6) for a in order}}
+
+
 def ranking(table: DimensionTable, dimensions: Iterable[str]) -> dict[str, Any]:
-    """Per dimension: arms best first with their Bradley–Terry strengths."""
-    out: dict[str, Any] = {}
-    for dim in dimensions:
-        strengths = bradley_terry(table.scores(dim))
-        order = sorted(strengths, key=lambda a: (-strengths[a], a))
-        out[dim] = {"ranking": order,
-                    "strength": {a: round(strengths[a], 6) for a in order}}
+    """Per dimension, and ``overall`` (all dimensions pooled): arms best first with their
+    Bradley–Terry strengths."""
+    dims = list(dimensions)
+    out: dict[str, Any] = {dim: _ranked(table.scores(dim)) for dim in dims}
+    pooled: dict[tuple[str, str], tuple[float, float]] = {}
+    for dim in dims:
+        for key, (sa, sb) in table.scores(dim).items():
+            prev = pooled.get(key, (0.0, 0.0))
+            pooled[key] = (prev[0] + sa, prev[1] + sb)
+    out["overall"] = _ranked(pooled)
     return out

@@ -24,6 +24,11 @@ def _runs(tmp_path: Path) -> Path:
     return write_runs(tmp_path / "runs.json", runs)
 
 
+def _judge(tmp_path: Path, *args: object, env: dict[str, str] | None = None):
+    """``judgekit judge RUNS ARGS`` in a subprocess (embedding similarity off: it is slow)."""
+    return judgekit("judge", _runs(tmp_path), "--no-similarity", *map(str, args), env=env)
+
+
 def _env(server: FakeAPIServer, provider: str, tmp_path: Path) -> dict[str, str]:
     return {**server.env(), KEYS[provider]: "test-key-123",
             "JUDGEKIT_CACHE": str(tmp_path / "cache.sqlite")}
@@ -33,7 +38,7 @@ def _env(server: FakeAPIServer, provider: str, tmp_path: Path) -> dict[str, str]
 def test_judge_writes_pairwise_jsonl_and_summary_contract(tmp_path: Path, provider: str) -> None:
     out = tmp_path / "out"
     with FakeAPIServer(prefers("GOOD")) as server:
-        proc = judgekit("judge", _runs(tmp_path), "--judge", MODELS[provider], "--out", out,
+        proc = _judge(tmp_path, "--judge", MODELS[provider], "--out", out,
                         "--no-audit", env=_env(server, provider, tmp_path))
         assert proc.returncode == 0, proc.stderr
         assert server.count(provider) == 6  # three pairs x two orders; t4 is identical
@@ -60,7 +65,7 @@ def test_judge_writes_pairwise_jsonl_and_summary_contract(tmp_path: Path, provid
 def test_position_biased_judge_gives_draws_and_position_bias(tmp_path: Path) -> None:
     out = tmp_path / "out"
     with FakeAPIServer(always("A")) as server:
-        proc = judgekit("judge", _runs(tmp_path), "--judge", MODELS["anthropic"], "--out", out,
+        proc = _judge(tmp_path, "--judge", MODELS["anthropic"], "--out", out,
                         "--no-audit", env=_env(server, "anthropic", tmp_path))
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(x) for x in (out / "pairwise.jsonl").read_text().splitlines()]
@@ -75,7 +80,7 @@ def test_position_biased_judge_gives_draws_and_position_bias(tmp_path: Path) -> 
 
 def test_without_judge_or_key_scores_reports_and_says_so_in_one_line(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    proc = judgekit("judge", _runs(tmp_path), "--out", out)
+    proc = _judge(tmp_path, "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
@@ -87,7 +92,7 @@ def test_without_judge_or_key_scores_reports_and_says_so_in_one_line(tmp_path: P
 
 def test_dry_run_prints_calls_and_cost_and_calls_nothing(tmp_path: Path) -> None:
     with FakeAPIServer(always("A")) as server:
-        proc = judgekit("judge", _runs(tmp_path), "--judge", MODELS["anthropic"], "--dry-run",
+        proc = _judge(tmp_path, "--judge", MODELS["anthropic"], "--dry-run",
                         "--no-audit", env=_env(server, "anthropic", tmp_path))
         assert server.count() == 0
     assert proc.returncode == 0, proc.stderr
@@ -96,7 +101,7 @@ def test_dry_run_prints_calls_and_cost_and_calls_nothing(tmp_path: Path) -> None
 
 def test_json_output_and_named_pairs_with_gold(tmp_path: Path) -> None:
     with FakeAPIServer(prefers("GOOD")) as server:
-        proc = judgekit("judge", _runs(tmp_path), "--judge", MODELS["openai"], "--json",
+        proc = _judge(tmp_path, "--judge", MODELS["openai"], "--json",
                         "--no-audit", "--pairs", "ctx:gold", "--reference",
                         env=_env(server, "openai", tmp_path))
     assert proc.returncode == 0, proc.stderr
@@ -106,7 +111,7 @@ def test_json_output_and_named_pairs_with_gold(tmp_path: Path) -> None:
 
 
 def test_unknown_arm_in_pairs_is_one_line_error(tmp_path: Path) -> None:
-    proc = judgekit("judge", _runs(tmp_path), "--judge", MODELS["anthropic"], "--pairs",
+    proc = _judge(tmp_path, "--judge", MODELS["anthropic"], "--pairs",
                     "base:nope", "--no-audit", env={"ANTHROPIC_API_KEY": "k"})
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and "nope" in proc.stderr
@@ -121,7 +126,7 @@ def test_judge_runs_the_audit_of_failed_results_too(tmp_path: Path) -> None:
 
     out = tmp_path / "out"
     with FakeAPIServer(respond) as server:
-        proc = judgekit("judge", _runs(tmp_path), "--judge", MODELS["anthropic"], "--out", out,
+        proc = _judge(tmp_path, "--judge", MODELS["anthropic"], "--out", out,
                         env=_env(server, "anthropic", tmp_path))
     assert proc.returncode == 0, proc.stderr
     audit_lines = (out / "audit.jsonl").read_text().splitlines()

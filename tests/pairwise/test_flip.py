@@ -46,7 +46,9 @@ def test_order_two_maps_slots_back_to_swapped_arms() -> None:
     ("unscored", "valid", "unscored"), ("valid", "error", "error"),
     ("unscored", "error", "error"), ("unscored", "unscored", "unscored")])
 def test_a_failed_order_gives_its_state_and_no_answer(s1: str, s2: str, state: str) -> None:
-    out = combine("A" if s1 == "valid" else None, "B" if s2 == "valid" else None, s1, s2)  # type: ignore[arg-type]
+    a1 = "A" if s1 == "valid" else None
+    a2 = "B" if s2 == "valid" else None
+    out = combine(a1, a2, s1, s2)  # type: ignore[arg-type]
     assert out.state == state
     assert out.winner == "draw" and out.position_bias is False
     assert (out.order1 is None) == (s1 != "valid") and (out.order2 is None) == (s2 != "valid")

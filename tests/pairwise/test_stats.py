@@ -18,7 +18,7 @@ def test_pair_stats_counts_draws_as_half_and_leaves_out_failed_items() -> None:
     assert (d["wins_a"], d["wins_b"], d["draws"], d["n"]) == (3, 1, 2, 6)
     assert (d["unscored"], d["error"], d["identical"]) == (1, 1, 1)
     assert d["win_rate_a"] == pytest.approx(4 / 6)
-    assert d["win_rate_a_ci"] == pytest.approx(list(wilson_interval(4, 6)))  # type: ignore[arg-type]
+    assert d["win_rate_a_ci"] == pytest.approx(list(wilson_interval(4, 6)))
     assert d["position_consistency"] == pytest.approx(4 / 5)
     assert d["position_bias"] == 1
     # decisive answers: 10, of which slot A: A,A,A,A(second of B,A),A,A -> 6
