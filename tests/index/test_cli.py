@@ -1,0 +1,44 @@
+"""The CLI contract of ``judgekit index`` and ``judgekit search``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from judgekit.cli import main
+from judgekit.index.embed import Embedder
+
+from ..clirun import judgekit
+from .index_helpers import CORPUS, init_repo
+
+
+def test_index_and_search_print_the_contract_json(
+    tmp_path: Path, embedder: Embedder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = init_repo(tmp_path / "repo", dict(CORPUS))
+    out = tmp_path / "idx"
+    assert main(["index", str(root), "--out", str(out), "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert {"files", "chunks", "seconds", "chunks_per_s", "device", "model"} <= stats.keys()
+    assert stats["files"] == len(CORPUS) and stats["chunks"] > 0 and stats["device"] == "cpu"
+
+    assert main(["search", str(out), "area of a circle", "-k", "2", "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert len(hits) == 2
+    assert {"path", "start_line", "end_line", "score"} <= hits[0].keys()
+    assert hits[0]["path"] == "geometry/circle.py" and hits[0]["score"] >= hits[1]["score"]
+
+    assert main(["search", str(out), "area of a circle", "-k", "1"]) == 0
+    assert "geometry/circle.py:5-7" in capsys.readouterr().out
+    assert main(["index", str(root), "--out", str(out)]) == 0
+    assert "0 embedded" in capsys.readouterr().out
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    missing = judgekit("index", tmp_path / "nope", "--out", tmp_path / "idx", "--json")
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert missing.stderr.strip().count("\n") == 0 and "does not exist" in missing.stderr
+    not_index = judgekit("search", tmp_path, "query", "-k", "3", "--json")
+    assert not_index.returncode == 2 and "not a judgekit index" in not_index.stderr

@@ -1,0 +1,61 @@
+"""Incremental indexing: only new or changed files are embedded; deleted files are dropped."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from judgekit.errors import InputError
+from judgekit.index import CodeIndex, build_index
+from judgekit.index.embed import Embedder
+
+from .index_helpers import CORPUS, init_repo, write
+
+
+def test_reindex_embeds_only_the_changed_file_and_drops_deleted(tmp_path: Path, embedder: Embedder) -> None:
+    root = init_repo(tmp_path / "repo", dict(CORPUS))
+    out = tmp_path / "index"
+    first = build_index(root, out)
+    assert first.files == len(CORPUS) and first.embedded == first.chunks > 0
+    before = CodeIndex.open(out)
+    kept_vec = before.vectors[[i for i, c in enumerate(before.chunks) if c.path == "db/users.py"]]
+
+    again = build_index(root, out)
+    assert again.embedded == 0 and again.chunks == first.chunks
+
+    write(root, {"geometry/circle.py": CORPUS["geometry/circle.py"] + "\n\ndef sphere_volume(r):\n    return 4 / 3 * 3.14159 * r ** 3\n"})
+    (root / "web/app.js").unlink()
+    third = build_index(root, out)
+    after = CodeIndex.open(out)
+    circle_chunks = [c for c in after.chunks if c.path == "geometry/circle.py"]
+    assert third.embedded == len(circle_chunks)
+    assert third.files == len(CORPUS) - 1
+    assert not any(c.path == "web/app.js" for c in after.chunks)
+    assert any(c.name == "sphere_volume" for c in circle_chunks)
+    np.testing.assert_array_equal(
+        after.vectors[[i for i, c in enumerate(after.chunks) if c.path == "db/users.py"]], kept_vec
+    )
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["chunks"] == len(after.chunks) == after.vectors.shape[0]
+
+
+def test_build_refuses_a_missing_source_or_a_foreign_out_dir(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="does not exist"):
+        build_index(tmp_path / "missing", tmp_path / "out")
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    (tmp_path / "src").mkdir()
+    with pytest.raises(InputError, match="not a judgekit index"):
+        build_index(tmp_path / "src", foreign)
+
+
+def test_open_rejects_directories_that_are_not_indexes(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="not a judgekit index"):
+        CodeIndex.open(tmp_path)
+    (tmp_path / "manifest.json").write_text('{"format": 1}')
+    with pytest.raises(InputError, match="manifest.json"):
+        CodeIndex.open(tmp_path)
