@@ -138,6 +138,8 @@ def _row(entry: ResultEntry, view: TaskView, first: bool) -> str:
            + "".join(f'<td class="num">{e(n)}</td>' for n in nums)
            + f"<td>{_verdict_summary(entry)}</td></tr>")
     label = "diff, test output" + (", verdicts" if entry.verdicts or view.pairwise else "")
+    if s.get("run_id"):
+        label += f" · run {s['run_id']}"
     detail = (f'<tr class="detail" data-status="{e(status)}" data-text="{e(text.lower())}">'
               f'<td colspan="{len(COLUMNS)}"><details><summary>{e(label)}</summary>'
               f'<div class="detail-body">{_details(entry, view)}</div></details></td></tr>')

@@ -23,7 +23,7 @@ PLOT_RIGHT = 455
 ROW = 32
 TOP = 12
 AXIS = 30
-CHAR_W = 8.4  # average width of one label character at the plots' font size
+CHAR_W = 9.0  # average width of one label character at the plots' font size
 
 
 @dataclass(frozen=True)
