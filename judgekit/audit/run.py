@@ -31,8 +31,13 @@ from judgekit.audit.options import AuditOptions
 from judgekit.audit.rubric import NONE_TYPE, Rubric, load_rubric
 from judgekit.audit.verdict import verdict_schema
 from judgekit.engine import Engine, JudgeRequest
+from judgekit.errors import ConfigError
 from judgekit.runs.models import RunResult
 from judgekit.scoring.models import ScoredResult, ScoreSummary
+
+
+#: Smallest per-item budget left after the system part for an audit to make sense.
+MIN_ITEM_TOKENS = 1_500
 
 
 @dataclass
@@ -101,6 +106,10 @@ def run_audit(runs: Sequence[RunResult], summary: ScoreSummary, engine: Engine,
     system = system_prompt(rubric)
     schema = verdict_schema()
     sys_tokens = estimate_tokens(system)
+    if opts.max_input_tokens < sys_tokens + MIN_ITEM_TOKENS:
+        raise ConfigError(f"--max-input-tokens {opts.max_input_tokens} is too small: rubric "
+                          f"{rubric.id!r} alone takes about {sys_tokens} tokens; use at least "
+                          f"{sys_tokens + MIN_ITEM_TOKENS}")
     pairs = _pairs(runs, summary)
     audited = [(i, r, s) for i, (r, s) in enumerate(pairs) if s.test_status != "passed"]
     requests: list[JudgeRequest] = []

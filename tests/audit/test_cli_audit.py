@@ -215,3 +215,13 @@ def test_judge_command_runs_the_same_audit(tmp_path: Path) -> None:
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["audit"]["suspected_tasks"] == ["calc-002"]
     assert len((tmp_path / "out" / "audit.jsonl").read_text().splitlines()) == 4
+
+
+def test_a_budget_smaller_than_the_rubric_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    runs = write_runs(tmp_path / "runs.json", standard_results())
+    with FakeAPIServer(sound_judge) as server:
+        code = main(["audit", str(runs), "--judge", "anthropic:claude-haiku-4-5",
+                     "--base-url", server.url, "--max-input-tokens", "2500"])
+        assert not server.requests
+    assert code == 2 and "too small" in capsys.readouterr().err
