@@ -25,7 +25,7 @@ from judgekit.engine.pricing import PriceTable
 from judgekit.engine.progress import RunProgress
 from judgekit.engine.providers import Completion, Provider, make_provider, params_for
 from judgekit.engine.redact import redact
-from judgekit.engine.retry import AdaptiveLimiter, call_with_retry
+from judgekit.engine.retry import AdaptiveLimiter, Skipped, call_with_retry
 from judgekit.engine.structured import canonical_json, schema_problems
 from judgekit.engine.types import Estimate, ItemOutcome, JudgeRequest, Usage
 from judgekit.errors import ConfigError, ProviderError
@@ -165,10 +165,12 @@ class Engine:
         finally:
             await provider.aclose()
 
-    def _retrying(self, fn: Any, limiter: AdaptiveLimiter, on_retry: Any = None) -> Any:
+    def _retrying(self, fn: Any, limiter: AdaptiveLimiter, on_retry: Any = None,
+                  gate: Any = None) -> Any:
         c = self.config
         return call_with_retry(fn, limiter=limiter, attempts=c.retry_attempts,
-                               base=c.backoff_base, cap=c.backoff_max, on_retry=on_retry)
+                               base=c.backoff_base, cap=c.backoff_max, on_retry=on_retry,
+                               gate=gate)
 
     def _over_budget(self) -> bool:
         limit = self.config.max_cost_usd
@@ -197,8 +199,6 @@ class Engine:
                         cache: VerdictCache | None, progress: RunProgress, req: JudgeRequest,
                         h: str, first: Completion | str | None, st: _ItemState) -> ItemOutcome:
         batch_answer = first if isinstance(first, Completion) else None
-        if batch_answer is None and self._over_budget():
-            return self._outcome(req, "unscored", reason="max cost reached")
         messages = provider.start(req)
         soft_asked = False
         while True:
@@ -207,9 +207,12 @@ class Engine:
             else:
                 def on_retry(_: BaseException) -> None:
                     st.retries += 1
+                gate = (lambda: not self._over_budget()) if st.tries == 0 else None
                 try:
                     comp = await self._retrying(lambda: provider.complete(req, messages),
-                                                limiter, on_retry)
+                                                limiter, on_retry, gate)
+                except Skipped:
+                    return self._outcome(req, "unscored", reason="max cost reached")
                 except ProviderError as exc:
                     return self._outcome(req, "error", reason=str(exc))
                 discount = False

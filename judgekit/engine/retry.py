@@ -15,21 +15,18 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import random
+import sys
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-import anthropic
-import openai
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from judgekit.engine.redact import redact
 from judgekit.errors import ProviderError
 
 T = TypeVar("T")
-_CONNECTION = (anthropic.APIConnectionError, openai.APIConnectionError)
-_STATUS = (anthropic.APIStatusError, openai.APIStatusError)
 #: longest ``retry-after`` honoured, in seconds.
 RETRY_AFTER_CAP = 600.0
 
@@ -90,12 +87,26 @@ class AdaptiveLimiter:
         self.release()
 
 
+def _sdk_errors(kind: str) -> tuple[type[BaseException], ...]:
+    """``kind`` error classes of the SDKs already imported (imported lazily by providers)."""
+    found = []
+    for module in ("anthropic", "openai"):
+        sdk = sys.modules.get(module)
+        if sdk is not None:
+            found.append(getattr(sdk, kind))
+    return tuple(found)
+
+
+class Skipped(Exception):
+    """The call was not made: ``gate`` said no once a slot was free."""
+
+
 def status_of(exc: BaseException) -> int | None:
-    return exc.status_code if isinstance(exc, _STATUS) else None
+    return exc.status_code if isinstance(exc, _sdk_errors("APIStatusError")) else None
 
 
 def is_transient(exc: BaseException) -> bool:
-    if isinstance(exc, (*_CONNECTION, asyncio.TimeoutError)):
+    if isinstance(exc, (*_sdk_errors("APIConnectionError"), asyncio.TimeoutError)):
         return True
     status = status_of(exc)
     return status is not None and (status in (408, 409, 429) or status >= 500)
@@ -148,9 +159,9 @@ def describe(exc: BaseException) -> str:
         kind = {401: "authentication failed", 403: "permission denied", 400: "bad request",
                 404: "not found", 429: "rate limited"}.get(status, "provider error")
         return redact(f"{kind} (HTTP {status}): {message}")[:400]
-    if isinstance(exc, (anthropic.APITimeoutError, openai.APITimeoutError, asyncio.TimeoutError)):
+    if isinstance(exc, (*_sdk_errors("APITimeoutError"), asyncio.TimeoutError)):
         return "request timed out"
-    if isinstance(exc, _CONNECTION):
+    if isinstance(exc, _sdk_errors("APIConnectionError")):
         return "connection failed"
     return redact(f"{type(exc).__name__}: {exc}")[:400]
 
@@ -171,11 +182,13 @@ async def call_with_retry(
     base: float,
     cap: float,
     on_retry: Callable[[BaseException], None] | None = None,
+    gate: Callable[[], bool] | None = None,
 ) -> T:
     """Await ``fn()`` under ``limiter``, retrying transient failures.
 
-    Raises :class:`ProviderError` (redacted reason) for permanent failures and once the
-    attempts are spent.
+    ``gate`` is asked once a slot is free, before the first attempt; if it says no,
+    :class:`Skipped` is raised and nothing is sent. Raises :class:`ProviderError`
+    (redacted reason) for permanent failures and once the attempts are spent.
     """
 
     def wait(state: RetryCallState) -> float:
@@ -198,6 +211,9 @@ async def call_with_retry(
         async for attempt in retrying:
             with attempt:
                 await limiter.acquire()
+                if gate is not None and attempt.retry_state.attempt_number == 1 and not gate():
+                    limiter.release()
+                    raise Skipped()
                 try:
                     result = await fn()
                 except BaseException as exc:
@@ -208,7 +224,7 @@ async def call_with_retry(
                     limiter.release()
                 limiter.on_success()
                 return result
-    except (anthropic.APIError, openai.APIError, asyncio.TimeoutError) as exc:
+    except (*_sdk_errors("APIError"), asyncio.TimeoutError) as exc:
         tries = f" after {attempts} attempts" if is_transient(exc) else ""
         raise ProviderError(describe(exc) + tries) from None
     raise AssertionError("unreachable")  # pragma: no cover

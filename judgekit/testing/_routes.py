@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.parser
+import email.policy
 import itertools
 import json
 import re
@@ -144,8 +145,8 @@ def anthropic_batches(server: FakeAPIServer, method: str, path: str,
 # -- OpenAI Files + Batch API -----------------------------------------------------------
 def _multipart_file(headers: dict[str, str], raw: bytes) -> bytes:
     head = f"Content-Type: {headers.get('content-type', '')}\r\n\r\n".encode()
-    message = email.parser.BytesParser().parsebytes(head + raw)
-    for part in message.iter_parts() if message.is_multipart() else []:
+    message = email.parser.BytesParser(policy=email.policy.default).parsebytes(head + raw)
+    for part in message.iter_parts() if message.is_multipart() else []:  # type: ignore[attr-defined]
         if part.get_param("name", header="content-disposition") == "file":
             return part.get_payload(decode=True) or b""
     return b""

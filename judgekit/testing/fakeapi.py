@@ -179,7 +179,11 @@ class _Connection(asyncio.Protocol):
 
     async def _handle(self, method: str, target: str, headers: dict[str, str], raw: bytes) -> None:
         server = self.server
-        answer = _routes.route(server, method, target.split("?", 1)[0], headers, raw)
+        try:
+            answer = _routes.route(server, method, target.split("?", 1)[0], headers, raw)
+        except Exception as exc:  # a responder or route bug: answer 500, do not hang
+            answer = _routes.Answer(status=500, body=json.dumps(
+                {"error": {"message": f"fake server: {type(exc).__name__}: {exc}"}}).encode())
         delay = answer.delay + (server.latency if answer.model_call else 0.0)
         if delay > 0:
             await asyncio.sleep(delay)
