@@ -30,6 +30,7 @@ class PairwiseOptions(BaseModel):
         repo_root: a checkout of the task repositories, for code around the changed lines
             (needs the index extra); ``None`` shows no code context.
         max_context_chars: bound on the code context per prompt.
+        max_diff_chars: bound on each diff shown; longer diffs keep their start and end.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -39,6 +40,7 @@ class PairwiseOptions(BaseModel):
     reference: bool = False
     repo_root: Path | None = None
     max_context_chars: int = 12000
+    max_diff_chars: int = 40_000
 
 
 def add_pairwise_arguments(parser: argparse.ArgumentParser) -> None:

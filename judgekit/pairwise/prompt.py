@@ -71,12 +71,42 @@ def outcome_text(c: Candidate) -> str:
     return c.test_status + (f" ({'; '.join(extra)})" if extra else "")
 
 
-def _diff_block(diff: str) -> str:
-    return fence(diff, "diff") if diff.strip() else "(no change: the diff is empty)"
+#: default bound on the characters of one diff shown to the judge.
+MAX_DIFF_CHARS = 40_000
+
+
+def shorten(diff: str, max_chars: int = MAX_DIFF_CHARS) -> str:
+    """``diff`` unchanged when short enough; else its first two thirds and last third of
+    ``max_chars`` (whole lines) with a line saying how many lines were cut in between."""
+    if len(diff) <= max_chars:
+        return diff
+    lines = diff.splitlines()
+    head: list[str] = []
+    size = 0
+    for line in lines:
+        if size + len(line) + 1 > max_chars * 2 // 3:
+            break
+        head.append(line)
+        size += len(line) + 1
+    tail: list[str] = []
+    size = 0
+    for line in reversed(lines[len(head):]):
+        if size + len(line) + 1 > max_chars // 3:
+            break
+        tail.insert(0, line)
+        size += len(line) + 1
+    cut = len(lines) - len(head) - len(tail)
+    return "\n".join(head + [f"[... {cut} lines of this diff cut for length ...]"] + tail) + "\n"
+
+
+def _diff_block(diff: str, max_chars: int = MAX_DIFF_CHARS) -> str:
+    if not diff.strip():
+        return "(no change: the diff is empty)"
+    return fence(shorten(diff, max_chars), "diff")
 
 
 def render_item(pair: PlannedPair, *, swap: bool = False, reference: str | None = None,
-                context: str | None = None) -> str:
+                context: str | None = None, max_diff_chars: int = MAX_DIFF_CHARS) -> str:
     """The per-item prompt for one order: ``swap=False`` shows ``pair.a`` as Solution A."""
     first, second = (pair.b, pair.a) if swap else (pair.a, pair.b)
     task = pair.task
@@ -84,7 +114,7 @@ def render_item(pair: PlannedPair, *, swap: bool = False, reference: str | None 
     if reference is not None:
         ref = ("\n## Reference fix\n\nThe fix the project's maintainers committed, for "
                "reference only: a different fix can be as good or better.\n\n"
-               f"{_diff_block(reference)}\n")
+               f"{_diff_block(reference, max_diff_chars)}\n")
     ctx = ""
     if context:
         ctx = ("\n## Code around the changed lines\n\nFrom the repository before either "
@@ -96,6 +126,7 @@ def render_item(pair: PlannedPair, *, swap: bool = False, reference: str | None 
         test_command=inline_code(task.test_command) if task.test_command else "(not recorded)",
         description=fence(description) if description else "(not recorded)",
         outcome_a=outcome_text(first), outcome_b=outcome_text(second),
-        diff_a=_diff_block(first.diff), diff_b=_diff_block(second.diff),
+        diff_a=_diff_block(first.diff, max_diff_chars),
+        diff_b=_diff_block(second.diff, max_diff_chars),
         reference=ref, context=ctx,
     )

@@ -115,7 +115,8 @@ def build_requests(pair: PlannedPair, options: PairwiseOptions, context: str | N
     key = _pair_key(pair)
     return [JudgeRequest(key=f"{key}/order{n}", system=system, schema=schema,
                          prompt=render_item(pair, swap=swap, reference=reference,
-                                            context=context),
+                                            context=context,
+                                            max_diff_chars=options.max_diff_chars),
                          name=VERDICT_NAME, check=verdict_problems)
             for n, swap in ((1, False), (2, True))]
 

@@ -70,3 +70,14 @@ def test_code_context_is_fenced_when_given() -> None:
     order1, _ = build_requests(_pair(), PairwiseOptions(), "def helper():\n    pass\n")
     assert "## Code around the changed lines" in order1.prompt
     assert "```\ndef helper():" in order1.prompt
+
+
+def test_long_diffs_keep_start_and_end_and_say_what_was_cut() -> None:
+    from judgekit.pairwise.prompt import shorten
+
+    long = "".join(f"+line {i}\n" for i in range(5000))
+    short = shorten(long, 3000)
+    assert len(short) <= 3100
+    assert short.startswith("+line 0\n") and short.endswith("+line 4999\n")
+    assert "lines of this diff cut for length" in short
+    assert shorten("+x\n", 3000) == "+x\n"
