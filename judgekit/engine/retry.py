@@ -189,19 +189,34 @@ async def call_with_retry(
     ``gate`` is asked once a slot is free, before the first attempt; if it says no,
     :class:`Skipped` is raised and nothing is sent. Raises :class:`ProviderError`
     (redacted reason) for permanent failures and once the attempts are spent.
+
+    The first attempt runs directly (the common case costs nothing extra); retries go
+    through tenacity.
     """
+    try:
+        return await _attempt(fn, limiter, gate)
+    except Skipped:
+        raise
+    except BaseException as exc:
+        if not is_transient(exc) or attempts <= 1:
+            _raise_provider_error(exc, attempts)
+            raise
+        first_failure = exc
 
     def wait(state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
-        return backoff_wait(exc, state.attempt_number, base, cap)
+        return backoff_wait(exc, state.attempt_number + 1, base, cap)
 
     def before_sleep(state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
         if on_retry is not None and exc is not None:
             on_retry(exc)
 
+    if on_retry is not None:
+        on_retry(first_failure)
+    await asyncio.sleep(backoff_wait(first_failure, 1, base, cap))
     retrying = AsyncRetrying(
-        stop=stop_after_attempt(max(1, attempts)),
+        stop=stop_after_attempt(attempts - 1),
         wait=wait,
         retry=retry_if_exception(is_transient),
         before_sleep=before_sleep,
@@ -210,21 +225,32 @@ async def call_with_retry(
     try:
         async for attempt in retrying:
             with attempt:
-                await limiter.acquire()
-                if gate is not None and attempt.retry_state.attempt_number == 1 and not gate():
-                    limiter.release()
-                    raise Skipped()
-                try:
-                    result = await fn()
-                except BaseException as exc:
-                    if is_rate_limit(exc):
-                        limiter.on_rate_limit()
-                    raise
-                finally:
-                    limiter.release()
-                limiter.on_success()
-                return result
-    except (*_sdk_errors("APIError"), asyncio.TimeoutError) as exc:
+                return await _attempt(fn, limiter, None)
+    except BaseException as exc:
+        _raise_provider_error(exc, attempts)
+        raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def _attempt(fn: Callable[[], Awaitable[T]], limiter: AdaptiveLimiter,
+                   gate: Callable[[], bool] | None) -> T:
+    await limiter.acquire()
+    try:
+        if gate is not None and not gate():
+            raise Skipped()
+        result = await fn()
+    except BaseException as exc:
+        if is_rate_limit(exc):
+            limiter.on_rate_limit()
+        raise
+    finally:
+        limiter.release()
+    limiter.on_success()
+    return result
+
+
+def _raise_provider_error(exc: BaseException, attempts: int) -> None:
+    """Turn an SDK error into :class:`ProviderError` (other exceptions pass through)."""
+    if isinstance(exc, (*_sdk_errors("APIError"), asyncio.TimeoutError)):
         tries = f" after {attempts} attempts" if is_transient(exc) else ""
         raise ProviderError(describe(exc) + tries) from None
-    raise AssertionError("unreachable")  # pragma: no cover

@@ -21,6 +21,7 @@ from judgekit.errors import ConfigError
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)```", re.DOTALL)
 _validators: dict[str, Draft202012Validator] = {}
+_by_id: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}
 _decoder = json.JSONDecoder()
 
 
@@ -57,6 +58,9 @@ def extract_json(text: str) -> dict[str, Any] | None:
 
 def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
     """A compiled validator for ``schema`` (memoised by the schema's canonical JSON)."""
+    by_id = _by_id.get(id(schema))
+    if by_id is not None and by_id[0] is schema:
+        return by_id[1]
     ident = canonical_json(schema)
     found = _validators.get(ident)
     if found is None:
@@ -65,6 +69,9 @@ def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
         except SchemaError as exc:
             raise ConfigError(f"invalid verdict schema: {exc.message}") from None
         found = _validators[ident] = Draft202012Validator(schema)
+    if len(_by_id) > 1000:
+        _by_id.clear()
+    _by_id[id(schema)] = (schema, found)
     return found
 
 

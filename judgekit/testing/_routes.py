@@ -43,6 +43,7 @@ class Batch:
 @dataclass
 class State:
     seen_prefixes: set[str] = field(default_factory=set)
+    model_calls: int = 0
     batches: dict[str, Batch] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)
 
@@ -59,6 +60,8 @@ def route(server: FakeAPIServer, method: str, path: str, headers: dict[str, str]
     body = json.loads(raw) if is_json else None
     api = _api_of(path)
     server.requests.append(Recorded(api, method, path, body, dict(headers)))
+    if path == "/_fake/stats":  # for benchmarks running the server in another process
+        return _json({"model_calls": server.state.model_calls})
     if method == "POST" and path == "/v1/messages":
         return model_call(server, "anthropic", body or {})
     if method == "POST" and path == "/v1/chat/completions":
@@ -90,6 +93,7 @@ def answer_body(server: FakeAPIServer, api: str, body: dict[str, Any]) -> tuple[
 
 
 def model_call(server: FakeAPIServer, api: str, body: dict[str, Any]) -> Answer:
+    server.state.model_calls += 1
     reply, payload = answer_body(server, api, body)
     headers = {}
     if reply.retry_after is not None:
