@@ -107,3 +107,15 @@ def test_dry_run_estimates_and_calls_nothing(tmp_path: Path, monkeypatch) -> Non
         report = _run(runs, server, tmp_path, dry_run=True)
         assert server.count() == 0
     assert report.dry_run and report.estimate.calls == 2
+
+
+def test_a_rerun_is_served_from_the_cache_without_calls(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    runs = [result("t1", "a", diff("x")), result("t1", "b", diff("GOOD"))]
+    with FakeAPIServer(prefers("GOOD")) as server:
+        first = _run(runs, server, tmp_path)
+        assert server.count() == 2
+        again = _run(runs, server, tmp_path)
+        assert server.count() == 2
+    assert [o.cached for o in again.records[0].orders] == [True, True]
+    assert again.records[0].dimensions == first.records[0].dimensions
