@@ -105,3 +105,13 @@ def test_kill_9_resume_finishes_every_item_once(tmp_path: Path) -> None:
     assert sorted(o["key"] for o in outcomes) == [f"item-{i:04d}" for i in range(n)]
     assert all(o["state"] == "valid" for o in outcomes)
     assert {o["key"] for o in outcomes if o["cached"]} == done
+
+
+def test_identical_requests_in_one_run_are_sent_once(server: FakeAPIServer, tmp_path: Path) -> None:
+    from judgekit.engine import JudgeRequest
+    from tests.engine.engine_helpers import SCHEMA
+
+    same = [JudgeRequest(key=f"dup{i}", system="s", prompt="p", schema=SCHEMA) for i in range(3)]
+    outs = Engine(config(server, tmp_path)).run(same)
+    assert [o.key for o in outs] == ["dup0", "dup1", "dup2"]
+    assert all(o.state == "valid" for o in outs) and len(server.requests) == 1
