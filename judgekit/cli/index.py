@@ -24,6 +24,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--model", default=None, help="sentence-transformers model name or path (default: packaged all-MiniLM-L6-v2)")
     p.add_argument("--device", default=None, help="cuda, cuda:N, mps or cpu (default: detect)")
     p.add_argument("--batch-size", type=int, default=None, help="texts per batch at full length (default: per device)")
+    p.add_argument("--dtype", default=None, choices=("float32", "float16", "bfloat16"),
+                   help="force the numerics (default: fastest that keeps quality)")
     p.add_argument("--json", action="store_true", help="print the statistics as one JSON object")
     p.set_defaults(func=run_index)
 
@@ -46,7 +48,9 @@ def run_index(args: argparse.Namespace) -> int:
 
     if args.batch_size is not None and args.batch_size < 1:
         raise ConfigError("--batch-size must be at least 1")
-    stats = build_index(args.dir, args.out, model=args.model, device=args.device, batch_size=args.batch_size)
+    stats = build_index(
+        args.dir, args.out, model=args.model, device=args.device, batch_size=args.batch_size, dtype=args.dtype
+    )
     if args.json:
         print(json.dumps(stats.model_dump()))
     else:

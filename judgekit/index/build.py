@@ -32,8 +32,13 @@ def build_index(
     model: str | None = None,
     device: str | None = None,
     batch_size: int | None = None,
+    dtype: str | None = None,
 ) -> IndexStats:
-    """Index the source files under ``root`` into ``out_dir`` (created or refreshed)."""
+    """Index the source files under ``root`` into ``out_dir`` (created or refreshed).
+
+    ``dtype`` forces ``float32``, ``float16`` or ``bfloat16``; by default the fastest
+    numerics that keep quality on the device are used.
+    """
     from judgekit.index.embed import get_embedder, resolve_model
 
     began = time.perf_counter()
@@ -65,7 +70,7 @@ def build_index(
             entries[rel] = (sha, chunks, None)
             new_chunks.extend(chunks)
 
-    embedder = get_embedder(model, device=device, batch_size=batch_size) if new_chunks else None
+    embedder = get_embedder(model, device=device, batch_size=batch_size, dtype=dtype) if new_chunks else None
     embed_began = time.perf_counter()
     fresh = embedder.encode([embedding_text(c) for c in new_chunks]) if embedder else None
     embed_s = time.perf_counter() - embed_began

@@ -241,5 +241,5 @@ def get_embedder(
     dtype: str | None = None,
 ) -> Embedder:
     """A process-wide cached :class:`Embedder` (loading a model costs seconds)."""
-    name = resolve_model(model)[0] if model in (None, "") else model
+    name = resolve_model(model)[0]
     return _cached(name, device, batch_size, dtype)

@@ -97,18 +97,22 @@ def candidate_files(root: Path) -> list[str]:
 
 
 def _git_files(root: Path) -> list[str] | None:
+    """``git ls-files`` of a work tree; ``None`` outside one or when git ignores ``root`` itself."""
     try:
-        subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--is-inside-work-tree"],
-            capture_output=True, check=True,
-        )
-        out = subprocess.run(
-            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            capture_output=True, check=True,
-        ).stdout
-    except (OSError, subprocess.CalledProcessError):
+        top = Path(_git(root, "rev-parse", "--show-toplevel").decode().strip()).resolve()
+        rel = root.resolve().relative_to(top).as_posix()
+        if rel != "." and subprocess.run(
+            ["git", "-C", str(top), "check-ignore", "-q", "--", rel + "/"], capture_output=True
+        ).returncode == 0:
+            return None
+        out = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    except (OSError, ValueError, subprocess.CalledProcessError):
         return None
     return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def _git(root: Path, *args: str) -> bytes:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=True).stdout
 
 
 def _walk(root: Path) -> Iterator[str]:

@@ -54,3 +54,10 @@ def test_big_files_are_skipped(tmp_path: Path) -> None:
     big = tmp_path / "big.py"
     big.write_text("x = 1\n" * 200_000)
     assert read_source(big) is None
+
+
+def test_directory_ignored_by_an_enclosing_repo_is_walked(tmp_path: Path) -> None:
+    outer = init_repo(tmp_path / "outer", {".gitignore": "libs/\n", "a.py": "a = 1\n"})
+    write(outer, {"libs/pkg/mod.py": "def f():\n    return 1\n", "libs/pkg/.gitignore": "*.tmp\n", "libs/pkg/x.tmp": "t\n"})
+    assert candidate_files(outer) == [".gitignore", "a.py"]
+    assert candidate_files(outer / "libs" / "pkg") == [".gitignore", "mod.py"]
