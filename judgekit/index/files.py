@@ -102,7 +102,7 @@ def _git_files(root: Path) -> list[str] | None:
         top = Path(_git(root, "rev-parse", "--show-toplevel").decode().strip()).resolve()
         rel = root.resolve().relative_to(top).as_posix()
         if rel != "." and subprocess.run(
-            ["git", "-C", str(top), "check-ignore", "-q", "--", rel + "/"], capture_output=True
+            ["git", "-C", str(top), "check-ignore", "-q", "--", rel + "/"], check=False, capture_output=True
         ).returncode == 0:
             return None
         out = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
