@@ -87,8 +87,9 @@ def main() -> int:
     args = parser.parse_args()
     os.environ.setdefault("ANTHROPIC_API_KEY", "bench-key")
     server = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from judgekit.testing.fakeapi import main; "
-         "sys.exit(main(sys.argv[1:]))", "--latency", str(args.latency)],
+        [sys.executable, "-c",
+         ("import sys; from judgekit.testing.fakeapi import main; sys.exit(main(sys.argv[1:]))"),
+         "--latency", str(args.latency)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         port = json.loads(server.stdout.readline())["port"]  # type: ignore[union-attr]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from judgekit.engine.cache import VerdictCache
@@ -49,7 +50,7 @@ async def collect(
         chunk = fresh[start:start + CHUNK]
         mapping = {h[:64]: h for h in chunk}
         entries = [provider.batch_entry(items[h], custom_id) for custom_id, h in mapping.items()]
-        batch_id = await retrying(lambda e=entries: provider.submit_batch(e))
+        batch_id = str(await retrying(partial(provider.submit_batch, entries)))
         cache.add_batch(batch_id, provider.name, provider.model, mapping)
         pending.append((batch_id, mapping))
         _note(f"submitted batch {batch_id} ({len(entries)} requests)")
@@ -59,7 +60,7 @@ async def collect(
     while pending:
         still: list[tuple[str, dict[str, str]]] = []
         for batch_id, mapping in pending:
-            status = await retrying(lambda b=batch_id: provider.batch_status(b))
+            status = await retrying(partial(provider.batch_status, batch_id))
             if status == "pending":
                 still.append((batch_id, mapping))
                 continue
@@ -68,7 +69,7 @@ async def collect(
                 for h in mapping.values():
                     answers.setdefault(h, f"batch {batch_id} failed")
                 continue
-            results = await retrying(lambda b=batch_id: provider.batch_results(b))
+            results = await retrying(partial(provider.batch_results, batch_id))
             for custom_id, h in mapping.items():
                 answers[h] = results.get(custom_id, "missing from the batch results")
         pending = still

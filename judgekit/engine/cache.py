@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
+from typing_extensions import Self
 
 from judgekit.engine.structured import canonical_json
 from judgekit.engine.types import Usage
@@ -116,7 +117,7 @@ class VerdictCache:
     def close(self) -> None:
         self._db.close()
 
-    def __enter__(self) -> VerdictCache:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -122,7 +122,7 @@ class Engine:
     def _checks_pass(self, req: JudgeRequest, verdict: dict[str, Any]) -> bool:
         try:
             return not schema_problems(verdict, req.schema) and not (req.check and req.check(verdict))
-        except Exception:
+        except Exception:  # noqa: BLE001  a check that raises is a failed check
             return False
 
     def _estimate(self, reqs: list[JudgeRequest], todo: dict[str, list[int]], cached: int) -> Estimate:
@@ -188,7 +188,7 @@ class Engine:
         state = _ItemState()
         try:
             outcome = await self._converse(provider, limiter, cache, progress, req, h, first, state)
-        except Exception as exc:  # a check that raised, or an unexpected answer shape
+        except Exception as exc:  # noqa: BLE001  a check that raised, an odd answer shape
             outcome = self._outcome(req, "error", reason=redact(f"{type(exc).__name__}: {exc}")[:400])
         outcome = outcome.model_copy(update={"tries": state.tries, "usage": state.usage,
                                              "cost_usd": state.cost, "retries": state.retries})
@@ -209,7 +209,7 @@ class Engine:
                     st.retries += 1
                 gate = (lambda: not self._over_budget()) if st.tries == 0 else None
                 try:
-                    comp = await self._retrying(lambda: provider.complete(req, messages),
+                    comp = await self._retrying(lambda m=messages: provider.complete(req, m),
                                                 limiter, on_retry, gate)
                 except Skipped:
                     return self._outcome(req, "unscored", reason="max cost reached")
@@ -252,7 +252,7 @@ class Engine:
 
 
 class _ItemState:
-    __slots__ = ("tries", "usage", "cost", "retries")
+    __slots__ = ("cost", "retries", "tries", "usage")
 
     def __init__(self) -> None:
         self.tries, self.usage, self.cost, self.retries = 0, Usage(), 0.0, 0

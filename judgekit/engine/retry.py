@@ -21,7 +21,12 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+)
 
 from judgekit.engine.redact import redact
 from judgekit.errors import ProviderError
@@ -102,7 +107,9 @@ class Skipped(Exception):
 
 
 def status_of(exc: BaseException) -> int | None:
-    return exc.status_code if isinstance(exc, _sdk_errors("APIStatusError")) else None
+    if isinstance(exc, _sdk_errors("APIStatusError")):
+        return int(getattr(exc, "status_code", 0)) or None
+    return None
 
 
 def is_transient(exc: BaseException) -> bool:

@@ -11,7 +11,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from judgekit.testing.replies import (
-    Reply, anthropic_body, as_reply, error_body, openai_body,
+    Reply,
+    anthropic_body,
+    as_reply,
+    error_body,
+    openai_body,
 )
 
 if TYPE_CHECKING:
@@ -68,7 +72,7 @@ def route(server: FakeAPIServer, method: str, path: str, headers: dict[str, str]
         return model_call(server, "openai", body or {})
     if path.startswith("/v1/messages/batches"):
         return anthropic_batches(server, method, path, body)
-    if path.startswith("/v1/files") or path.startswith("/v1/batches"):
+    if path.startswith(("/v1/files", "/v1/batches")):
         return openai_batches(server, method, path, headers, body, raw)
     return _json({"error": {"message": f"no route {method} {path}"}}, 404)
 
@@ -152,7 +156,8 @@ def _multipart_file(headers: dict[str, str], raw: bytes) -> bytes:
     message = email.parser.BytesParser(policy=email.policy.default).parsebytes(head + raw)
     for part in message.iter_parts() if message.is_multipart() else []:  # type: ignore[attr-defined]
         if part.get_param("name", header="content-disposition") == "file":
-            return part.get_payload(decode=True) or b""
+            payload = part.get_payload(decode=True)
+            return payload if isinstance(payload, bytes) else b""
     return b""
 
 

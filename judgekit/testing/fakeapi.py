@@ -35,6 +35,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from typing_extensions import Self
+
 from judgekit.testing import _routes
 from judgekit.testing.replies import Responder
 
@@ -86,7 +88,7 @@ class FakeAPIServer:
         self._conns: set[asyncio.Transport] = set()
 
     # -- lifecycle ------------------------------------------------------------------
-    def start(self) -> FakeAPIServer:
+    def start(self) -> Self:
         ready = threading.Event()
         self._thread = threading.Thread(target=self._serve, args=(ready,), daemon=True,
                                         name="fake-api")
@@ -120,7 +122,7 @@ class FakeAPIServer:
             self._thread.join(timeout=5)
         self._loop = None
 
-    def __enter__(self) -> FakeAPIServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -181,7 +183,7 @@ class _Connection(asyncio.Protocol):
         server = self.server
         try:
             answer = _routes.route(server, method, target.split("?", 1)[0], headers, raw)
-        except Exception as exc:  # a responder or route bug: answer 500, do not hang
+        except Exception as exc:  # noqa: BLE001  a responder bug: answer 500, do not hang
             answer = _routes.Answer(status=500, body=json.dumps(
                 {"error": {"message": f"fake server: {type(exc).__name__}: {exc}"}}).encode())
         delay = answer.delay + (server.latency if answer.model_call else 0.0)
@@ -220,7 +222,7 @@ def _parse(buf: bytearray) -> tuple[str, str, dict[str, str], bytes] | None:
         headers[name.strip().lower()] = value.strip()
     start = end + 4
     if "chunked" in headers.get("transfer-encoding", "").lower():
-        body, pos = bytearray(), start
+        chunks, pos = bytearray(), start
         while True:
             eol = buf.find(b"\r\n", pos)
             if eol < 0:
@@ -228,11 +230,11 @@ def _parse(buf: bytearray) -> tuple[str, str, dict[str, str], bytes] | None:
             size = int(bytes(buf[pos:eol]).split(b";")[0], 16)
             if len(buf) < eol + 2 + size + 2:
                 return None
-            body += buf[eol + 2:eol + 2 + size]
+            chunks += buf[eol + 2:eol + 2 + size]
             pos = eol + 2 + size + 2
             if size == 0:
                 del buf[:pos]
-                return method, target, headers, bytes(body)
+                return method, target, headers, bytes(chunks)
     length = int(headers.get("content-length", "0") or 0)
     if len(buf) < start + length:
         return None

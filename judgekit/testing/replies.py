@@ -17,7 +17,7 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Union
+from typing import Any
 
 
 @dataclass
@@ -71,7 +71,7 @@ class Reply:
         return cls(text='{"winner": "A", "reason": ')
 
 
-Responder = Callable[[str, dict[str, Any]], Union[Reply, dict[str, Any], str]]
+Responder = Callable[[str, dict[str, Any]], Reply | dict[str, Any] | str]
 
 
 def as_reply(value: Reply | dict[str, Any] | str | None, body: dict[str, Any]) -> Reply:

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine.engine_helpers import FAKE_KEY, OPENAI_KEY
 from judgekit.testing import FakeAPIServer
+from tests.engine.engine_helpers import FAKE_KEY, OPENAI_KEY
 
 
 @pytest.fixture(autouse=True)

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine.engine_helpers import BAD, GOOD, config, reqs
 from judgekit.engine import Engine
 from judgekit.testing import FakeAPIServer, Reply, scripted
+from tests.engine.engine_helpers import BAD, GOOD, config, reqs
 
 BATCH_POST = {"anthropic": ("anthropic.batches", "/v1/messages/batches"),
               "openai": ("openai.batches", "/v1/batches")}
 
 
 def _posts(server: FakeAPIServer, provider: str) -> int:
-    api, path = BATCH_POST[provider]
+    _, path = BATCH_POST[provider]
     return sum(1 for r in server.requests if r.method == "POST" and r.path == path)
 
 

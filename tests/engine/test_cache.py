@@ -11,9 +11,9 @@ import sys
 import time
 from pathlib import Path
 
-from tests.engine.engine_helpers import BAD, FAKE_KEY, GOOD, OPENAI_KEY, config, reqs
 from judgekit.engine import Engine
 from judgekit.testing import FakeAPIServer, Reply, prompt_of
+from tests.engine.engine_helpers import BAD, FAKE_KEY, GOOD, OPENAI_KEY, config, reqs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,7 +38,7 @@ def test_cached_verdict_failing_check_is_a_miss(server: FakeAPIServer, tmp_path:
     server.responder = lambda a, b: Reply.ok(GOOD)
     Engine(config(server, tmp_path)).run(reqs(1))
     server.responder = lambda a, b: Reply.ok({"winner": "draw", "confidence": 0.5})
-    check = lambda v: [] if v["winner"] == "draw" else ["draw expected"]  # noqa: E731
+    check = lambda v: [] if v["winner"] == "draw" else ["draw expected"]
     [out] = Engine(config(server, tmp_path)).run(reqs(1, check=check))
     assert (out.state, out.cached, out.verdict["winner"]) == ("valid", False, "draw")
     assert len(server.requests) == 2
@@ -80,8 +80,8 @@ def _completed_items(cache: Path) -> set[str]:
 
 def test_kill_9_resume_finishes_every_item_once(tmp_path: Path) -> None:
     n = 60
-    item_of = lambda body: prompt_of(body)  # noqa: E731  the prompt is the item id
-    responder = lambda api, body: Reply.ok({"item": item_of(body), "winner": "A"})  # noqa: E731
+    item_of = lambda body: prompt_of(body)
+    responder = lambda api, body: Reply.ok({"item": item_of(body), "winner": "A"})
     cache, out = tmp_path / "kill.sqlite", tmp_path / "out.jsonl"
     with FakeAPIServer(responder, latency=0.05) as server:
         env = {**os.environ, "ANTHROPIC_BASE_URL": server.url, "PYTHONPATH": str(ROOT)}

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine.engine_helpers import GOOD, config, reqs
 from judgekit.engine import Engine, Usage
 from judgekit.engine.pricing import PriceTable
 from judgekit.testing import FakeAPIServer, Reply
+from tests.engine.engine_helpers import GOOD, config, reqs
 
 
 def test_cost_prices_cache_tokens_apart(server: FakeAPIServer, tmp_path: Path) -> None:

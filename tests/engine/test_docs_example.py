@@ -15,7 +15,7 @@ SCHEMA = {"type": "object", "required": ["winner"],
 
 def test_my_judging(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key")
-    responder = lambda api, body: Reply.ok(  # noqa: E731
+    responder = lambda api, body: Reply.ok(
         {"winner": "A" if "flask" in prompt_of(body) else "B"})
     with FakeAPIServer(responder) as server:
         config = EngineConfig(model="anthropic:claude-haiku-4-5", base_url=server.url,

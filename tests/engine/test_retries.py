@@ -8,10 +8,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.engine.engine_helpers import FAKE_KEY, GOOD, OPENAI_KEY, config, reqs
 from judgekit.engine import Engine
 from judgekit.engine.retry import AdaptiveLimiter, backoff_wait
 from judgekit.testing import FakeAPIServer, Reply, scripted
+from tests.engine.engine_helpers import FAKE_KEY, GOOD, OPENAI_KEY, config, reqs
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])

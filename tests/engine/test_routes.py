@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine.engine_helpers import BAD, GOOD, config, reqs
 from judgekit.engine import Engine
 from judgekit.engine.structured import extract_json, schema_problems
 from judgekit.testing import FakeAPIServer, Reply, scripted
+from tests.engine.engine_helpers import BAD, GOOD, config, reqs
 
 
 def test_anthropic_route_forces_tool_and_caches_system(server: FakeAPIServer, tmp_path: Path) -> None:
@@ -78,7 +78,7 @@ def test_schema_repair_exhaustion_is_unscored(server: FakeAPIServer, tmp_path: P
 
 def test_check_problems_are_reasked_then_unscored(server: FakeAPIServer, tmp_path: Path) -> None:
     server.responder = lambda api, body: Reply.ok(GOOD)
-    check = lambda v: ["a draw was expected"] if v["winner"] != "draw" else []  # noqa: E731
+    check = lambda v: ["a draw was expected"] if v["winner"] != "draw" else []
     [out] = Engine(config(server, tmp_path, max_tries=2)).run(reqs(1, check=check))
     assert (out.state, out.tries) == ("unscored", 2)
     assert "a draw was expected" in json.dumps(server.requests[-1].body["messages"][-1])
@@ -86,7 +86,7 @@ def test_check_problems_are_reasked_then_unscored(server: FakeAPIServer, tmp_pat
 
 def test_soft_check_reasks_once_then_accepts(server: FakeAPIServer, tmp_path: Path) -> None:
     server.responder = lambda api, body: Reply.ok(GOOD)
-    soft = lambda v: ["reason is short"]  # noqa: E731
+    soft = lambda v: ["reason is short"]
     [out] = Engine(config(server, tmp_path, max_tries=5)).run(reqs(1, soft_check=soft))
     assert (out.state, out.verdict, out.tries) == ("valid", GOOD, 2)
     assert out.soft_failures == ["reason is short"]
