@@ -30,6 +30,8 @@ from judgekit.engine.structured import canonical_json, schema_problems
 from judgekit.engine.types import Estimate, ItemOutcome, JudgeRequest, Usage
 from judgekit.errors import ConfigError, ProviderError
 
+#: batch answer placeholder of an item left out of a batch by ``--max-cost``.
+OVER_BUDGET = "over budget"
 #: output tokens assumed per call by :meth:`Engine.estimate`.
 EST_OUTPUT_TOKENS = 400
 
@@ -126,15 +128,15 @@ class Engine:
             return False
 
     def _estimate(self, reqs: list[JudgeRequest], todo: dict[str, list[int]], cached: int) -> Estimate:
-        provider, model = split_model(self.config.model)
-        total = 0.0
-        for idxs in todo.values():
-            r = reqs[idxs[0]]
-            chars = len(r.system) + len(r.prompt) + len(canonical_json(r.schema))
-            usage = Usage(input_tokens=chars // 4 + 50,
-                          output_tokens=min(self.config.max_tokens, EST_OUTPUT_TOKENS))
-            total += self.prices.cost(provider, model, usage, batch=self.config.batch)
+        total = sum(self._estimate_one(reqs[idxs[0]]) for idxs in todo.values())
         return Estimate(calls=len(todo), cached=cached, est_cost_usd=round(total, 6))
+
+    def _estimate_one(self, req: JudgeRequest) -> float:
+        provider, model = split_model(self.config.model)
+        chars = len(req.system) + len(req.prompt) + len(canonical_json(req.schema))
+        usage = Usage(input_tokens=chars // 4 + 50,
+                      output_tokens=min(self.config.max_tokens, EST_OUTPUT_TOKENS))
+        return self.prices.cost(provider, model, usage, batch=self.config.batch)
 
     # -- calling --------------------------------------------------------------------
     async def _call_all(self, reqs: list[JudgeRequest], todo: dict[str, list[int]],
@@ -148,10 +150,12 @@ class Engine:
             if self.config.batch:
                 if cache is None:
                     raise ConfigError("--batch needs the verdict cache (drop --no-cache)")
-                items = {h: reqs[idxs[0]] for h, idxs in todo.items()}
+                items = self._within_budget({h: reqs[idxs[0]] for h, idxs in todo.items()})
                 first, read_batches = await batch_api.collect(
                     provider, cache, items, poll_seconds=self.config.batch_poll_seconds,
                     retrying=lambda fn: self._retrying(fn, limiter))
+            if self.config.batch:
+                first.update({h: OVER_BUDGET for h in todo if h not in items})
             answers = await asyncio.gather(*(
                 self._item(provider, limiter, cache, progress, reqs[idxs[0]], h, first.get(h))
                 for h, idxs in todo.items()))
@@ -172,13 +176,25 @@ class Engine:
                                base=c.backoff_base, cap=c.backoff_max, on_retry=on_retry,
                                gate=gate)
 
-    def _over_budget(self) -> bool:
+    def _within_budget(self, items: dict[str, JudgeRequest]) -> dict[str, JudgeRequest]:
+        """The items a batch may hold under ``max_cost_usd``, by estimated cost, in order."""
+        if self.config.max_cost_usd is None:
+            return items
+        admitted, total = {}, 0.0
+        for h, req in items.items():
+            total += self._estimate_one(req)
+            if total > self.config.max_cost_usd:
+                break
+            admitted[h] = req
+        return admitted
+
+    def _over_budget(self, force: bool = False) -> bool:
         limit = self.config.max_cost_usd
-        if limit is None or self._spent < limit:
+        if limit is None or (self._spent < limit and not force and not self._budget_hit):
             return False
         if not self._budget_hit:
             self._budget_hit = True
-            print(f"judgekit: max cost ${limit:.2f} reached (spent ${self._spent:.4f}); "
+            print(f"judgekit: max cost ${limit:.2f} reached (spent ${self._spent:.4f} so far); "
                   "no further calls scheduled", file=sys.stderr)
         return True
 
@@ -199,6 +215,9 @@ class Engine:
                         cache: VerdictCache | None, progress: RunProgress, req: JudgeRequest,
                         h: str, first: Completion | str | None, st: _ItemState) -> ItemOutcome:
         batch_answer = first if isinstance(first, Completion) else None
+        if first == OVER_BUDGET:
+            self._over_budget(force=True)
+            return self._outcome(req, "unscored", reason="max cost reached")
         messages = provider.start(req)
         soft_asked = False
         while True:
