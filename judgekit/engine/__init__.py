@@ -11,7 +11,8 @@ Example:
     1
 """
 
-from judgekit.engine.engine import Engine
+from typing import TYPE_CHECKING, Any
+
 from judgekit.engine.options import (
     HOW_TO_ENABLE,
     EngineConfig,
@@ -19,6 +20,19 @@ from judgekit.engine.options import (
     config_from_args,
 )
 from judgekit.engine.types import Estimate, ItemOutcome, JudgeRequest, State, Usage
+
+if TYPE_CHECKING:
+    from judgekit.engine.engine import Engine
+
+
+def __getattr__(name: str) -> Any:
+    # The engine (SQLite, jsonschema, rich) loads on first use, keeping CLI start-up quick.
+    if name == "Engine":
+        from judgekit.engine.engine import Engine
+
+        return Engine
+    raise AttributeError(f"module 'judgekit.engine' has no attribute {name!r}")
+
 
 __all__ = [
     "HOW_TO_ENABLE",
