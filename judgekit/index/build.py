@@ -56,7 +56,10 @@ def build_index(
     kept_rows: list[np.ndarray] = []
     new_chunks: list[Chunk] = []
     entries: dict[str, tuple[str, list[Chunk], np.ndarray | None]] = {}
+    inside = _relative_inside(out_p, root_p)
     for rel in candidate_files(root_p):
+        if inside is not None and (inside == "" or rel.startswith(inside + "/")):
+            continue  # never index the index itself
         text = read_source(root_p / rel)
         if text is None:
             continue
@@ -105,6 +108,15 @@ def build_index(
         model=name,
         dtype=embedder.dtype if embedder else "float32",
     )
+
+
+def _relative_inside(path: Path, root: Path) -> str | None:
+    """``path`` relative to ``root`` (``/`` separators) when it lies inside it, else ``None``."""
+    try:
+        rel = path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None
+    return "" if rel == "." else rel
 
 
 def _device_name(device: str | None) -> str:

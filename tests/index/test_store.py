@@ -59,3 +59,11 @@ def test_open_rejects_directories_that_are_not_indexes(tmp_path: Path) -> None:
     (tmp_path / "manifest.json").write_text('{"format": 1}')
     with pytest.raises(InputError, match="manifest.json"):
         CodeIndex.open(tmp_path)
+
+
+def test_an_index_inside_the_indexed_tree_is_not_indexed(tmp_path: Path, embedder: Embedder) -> None:
+    root = init_repo(tmp_path / "repo", {"web/app.js": CORPUS["web/app.js"]})
+    build_index(root, root / ".jk-index")
+    stats = build_index(root, root / ".jk-index")
+    assert stats.files == 1 and stats.embedded == 0
+    assert {c.path for c in CodeIndex.open(root / ".jk-index").chunks} == {"web/app.js"}
