@@ -73,6 +73,13 @@ def pick_device(device: str | None = None) -> str:
     import torch
 
     if device:
+        kind = device.split(":")[0]
+        if kind == "cuda" and not torch.cuda.is_available():
+            raise ConfigError(f"device {device!r}: CUDA is not available")
+        if kind == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
+            raise ConfigError(f"device {device!r}: Apple MPS is not available")
+        if kind not in ("cuda", "mps", "cpu", "xpu", "npu", "hpu"):
+            raise ConfigError(f"unknown device {device!r}; use cuda, cuda:N, mps or cpu")
         return device
     if torch.cuda.is_available():
         return "cuda"

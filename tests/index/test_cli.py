@@ -42,3 +42,9 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert missing.stderr.strip().count("\n") == 0 and "does not exist" in missing.stderr
     not_index = judgekit("search", tmp_path, "query", "-k", "3", "--json")
     assert not_index.returncode == 2 and "not a judgekit index" in not_index.stderr
+
+
+def test_unknown_device_is_a_config_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = init_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
+    assert main(["index", str(root), "--out", str(tmp_path / "idx"), "--device", "tpu9"]) == 2
+    assert "unknown device 'tpu9'" in capsys.readouterr().err
