@@ -2,31 +2,64 @@
 
 Example:
     >>> import judgekit
-    >>> result = judgekit.evaluate(["examples/bobbin"])   # doctest: +SKIP
+    >>> result = judgekit.evaluate(["examples/bobbin"])               # doctest: +SKIP
     >>> summary = judgekit.score(judgekit.load_runs("examples/bobbin"))  # doctest: +SKIP
+    >>> frame = judgekit.to_dataframe(result)                         # doctest: +SKIP
 """
 
 from __future__ import annotations
 
-from judgekit.errors import ConfigError, InputError, JudgekitError
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from judgekit.errors import ConfigError, InputError, JudgekitError, ProviderError, RunnerError
 from judgekit.evaluate import EvalResult, evaluate
 from judgekit.runs import RunFile, RunResult, Task, TestResult, load_runs
 from judgekit.scoring import ScoreSummary, score
 
 __version__ = "0.1.0"
 
+# Heavier parts load on first use, so ``import judgekit`` stays light.
+_LAZY = {
+    "to_dataframe": "judgekit.dataframe",
+    "EngineConfig": "judgekit.engine",
+    "PairwiseOptions": "judgekit.pairwise",
+    "AuditOptions": "judgekit.audit",
+    "load_rubric": "judgekit.audit",
+}
+
+if TYPE_CHECKING:
+    from judgekit.audit import AuditOptions, load_rubric
+    from judgekit.dataframe import to_dataframe
+    from judgekit.engine import EngineConfig
+    from judgekit.pairwise import PairwiseOptions
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'judgekit' has no attribute {name!r}")
+
+
 __all__ = [
+    "AuditOptions",
     "ConfigError",
+    "EngineConfig",
     "EvalResult",
     "InputError",
     "JudgekitError",
+    "PairwiseOptions",
+    "ProviderError",
     "RunFile",
     "RunResult",
+    "RunnerError",
     "ScoreSummary",
     "Task",
     "TestResult",
     "__version__",
     "evaluate",
+    "load_rubric",
     "load_runs",
     "score",
+    "to_dataframe",
 ]

@@ -16,11 +16,17 @@ from judgekit.cli._common import print_json
 from judgekit.errors import ConfigError
 from judgekit.io import atomic_write_text
 
-#: name -> (module, attribute) of the pydantic model; optional parts are skipped when absent.
+#: name -> (module, attribute) of the pydantic model that defines the format.
 SCHEMAS: dict[str, tuple[str, str]] = {
     "run": ("judgekit.runs.models", "RunFile"),
     "result": ("judgekit.runs.models", "RunResult"),
     "summary": ("judgekit.scoring.models", "ScoreSummary"),
+    "pairwise-verdict": ("judgekit.pairwise.verdict", "OrderVerdict"),
+    "pairwise-record": ("judgekit.pairwise.report", "PairRecord"),
+    "audit-verdict": ("judgekit.audit.verdict", "Verdict"),
+    "audit-record": ("judgekit.audit.aggregate", "AuditRecord"),
+    "suite": ("judgekit.runner.suite", "Suite"),
+    "rubric": ("judgekit.audit.rubric", "Rubric"),
 }
 
 

@@ -34,5 +34,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_summary(result)
         if args.out:
-            say(f"wrote {args.out / 'summary.json'}, {args.out / 'report.md'}")
+            say(f"wrote {args.out / 'summary.json'}, {args.out / 'report.md'}, "
+                f"{args.out / 'report.html'}")
     return 0
