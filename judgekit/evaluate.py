@@ -75,16 +75,22 @@ def evaluate(
     similarity: bool = True,
     pairwise_options: Any | None = None,
     audit_options: Any | None = None,
+    tasks: Sequence[str | Path] | None = None,
 ) -> EvalResult:
     """Load runs (or take loaded results), score them, and judge them when a judge is given.
 
     ``judge`` is an :class:`judgekit.engine.EngineConfig` or a model name such as
-    ``"anthropic:claude-sonnet-4-5"``; without one only scoring runs.
+    ``"anthropic:claude-sonnet-4-5"``; without one only scoring runs. ``tasks`` names suite
+    files whose tasks fill fields the run files leave out (see :mod:`judgekit.runs.enrich`).
     """
     if isinstance(paths, (list, tuple)) and paths and isinstance(paths[0], RunResult):
         runs = list(paths)  # type: ignore[arg-type]
     else:
         runs = load_runs(paths)  # type: ignore[arg-type]
+    if tasks:
+        from judgekit.runs.enrich import enrich_tasks
+
+        enrich_tasks(runs, tasks)
     summary = score(runs, exclude=exclude, mixed_models=mixed_models,
                     seed=stats.DEFAULT_SEED if seed is None else seed,
                     similarity=_similarity(similarity))

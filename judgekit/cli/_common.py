@@ -22,10 +22,19 @@ def add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=None, help="seed of the bootstrap intervals")
     parser.add_argument("--no-similarity", action="store_true",
                         help="skip the embedding similarity of diffs (index extra)")
+    parser.add_argument("--tasks", action="append", default=None, metavar="SUITE",
+                        help="suite file or directory of them; fills task fields the run files "
+                             "leave out (e.g. descriptions), matched by fix commit (repeatable)")
 
 
 def exclude_from(args: argparse.Namespace) -> tuple[str, ...]:
     return tuple(args.exclude) if args.exclude else DEFAULT_INFRA_PATHS
+
+
+def scoring_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of :func:`judgekit.evaluate` that the scoring options set."""
+    return {"exclude": exclude_from(args), "mixed_models": args.mixed_models, "seed": args.seed,
+            "similarity": not args.no_similarity, "tasks": args.tasks}
 
 
 def print_json(data: Any) -> None:

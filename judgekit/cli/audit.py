@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from judgekit.cli._common import add_scoring_arguments, exclude_from, print_json, say
+from judgekit.cli._common import add_scoring_arguments, print_json, say, scoring_kwargs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,9 +41,7 @@ def run(args: argparse.Namespace) -> int:
     if config is not None and args.json:
         config = config.model_copy(update={"progress": False})
     result = evaluate(args.paths, judge=config, pairwise=False, audit=config is not None,
-                      exclude=exclude_from(args), mixed_models=args.mixed_models,
-                      seed=args.seed, similarity=not args.no_similarity,
-                      audit_options=options)
+                      audit_options=options, **scoring_kwargs(args))
     skipped = config is None
     note = "audit skipped: " + HOW_TO_ENABLE.split(": ", 1)[-1]
     if skipped:

@@ -9,7 +9,7 @@ import io
 from pathlib import Path
 from typing import Any
 
-from judgekit.cli._common import add_scoring_arguments, exclude_from, print_json, say
+from judgekit.cli._common import add_scoring_arguments, print_json, say, scoring_kwargs
 
 
 def _audit_hooks() -> tuple[Any, Any] | None:
@@ -62,8 +62,7 @@ def run(args: argparse.Namespace) -> int:
     with contextlib.redirect_stderr(captured) if dry_run else contextlib.nullcontext():
         result = evaluate(
             args.paths, judge=config, pairwise=pairwise, audit=audit,
-            exclude=exclude_from(args), mixed_models=args.mixed_models, seed=args.seed,
-            similarity=not args.no_similarity,
+            **scoring_kwargs(args),
             pairwise_options=pairwise_options_from_args(args) if pairwise else None,
             audit_options=hooks[1](args) if audit and hooks else None)
     if skipped:

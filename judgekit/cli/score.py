@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from judgekit.cli._common import add_scoring_arguments, exclude_from, print_json, say
+from judgekit.cli._common import add_scoring_arguments, print_json, say, scoring_kwargs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,8 +25,7 @@ def run(args: argparse.Namespace) -> int:
     from judgekit.report.terminal import print_summary
 
     result = evaluate(args.paths, judge=None, audit=False, pairwise=False,
-                      exclude=exclude_from(args), mixed_models=args.mixed_models,
-                      seed=args.seed, similarity=not args.no_similarity)
+                      **scoring_kwargs(args))
     if args.out:
         write_reports(result, args.out)
     if args.json:
