@@ -98,7 +98,10 @@ def test_a_missing_commit_is_recorded_as_a_harness_failure(project, tmp_path) ->
 
 def test_context_arm_without_the_index_extra_is_a_clear_config_error(
         suite_file, tmp_path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    import judgekit
+
     monkeypatch.setitem(sys.modules, "judgekit.index", None)  # as if the extra were absent
+    monkeypatch.delattr(judgekit, "index", raising=False)  # set once any test imported it
     code = main(["run", str(suite_file), "--agent", "true", "--arms", "context",
                  "--out", str(tmp_path / "r.jsonl")])
     assert code == 2
