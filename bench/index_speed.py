@@ -6,7 +6,7 @@ present), capped at ``--chunks``. Both sides embed the same texts:
 
 * baseline: ``SentenceTransformer(model).encode(texts, batch_size=32)`` in fp32;
 * judgekit: :class:`judgekit.index.embed.Embedder` (device detection, bf16/fp16 when it keeps
-  quality, token-length buckets).
+  quality, token-length buckets, measured CPU thread count).
 
 The corpus is processed in slices, alternating baseline and judgekit per slice, so that a
 change of machine load hits both sides alike. Reported: chunks/s of each, the ratio, and
@@ -110,6 +110,7 @@ def main() -> int:
         "model": emb.name,
         "judgekit_dtype": emb.dtype,
         "judgekit_batch_size": emb.batch_size,
+        "judgekit_threads_chosen": emb.last_threads,
         "baseline_chunks_per_s": round(n / t_base, 1),
         "judgekit_chunks_per_s": round(n / t_jk, 1),
         "speedup": round(t_base / t_jk, 2),
@@ -121,7 +122,8 @@ def main() -> int:
         print(json.dumps(result))
         return 0
     print(f"corpus: {result['corpus']}, {n} chunks, {result['mean_tokens']} tokens on average")
-    print(f"device: {emb.device} ({result['threads']} threads){'  gpu: ' + result['gpu'] if result['gpu'] else ''}")
+    gpu = f"  gpu: {result['gpu']}" if result["gpu"] else ""
+    print(f"device: {emb.device} ({result['threads']} threads; judgekit settled on {emb.last_threads}){gpu}")
     print(f"baseline  fp32 batch 32            : {result['baseline_chunks_per_s']:8.1f} chunks/s")
     print(f"judgekit  {emb.dtype:<8} batch {emb.batch_size:<3}        : {result['judgekit_chunks_per_s']:8.1f} chunks/s")
     print(f"speedup {result['speedup']:.2f}x, cosine to fp32: mean {result['mean_cosine']:.5f}, min {result['min_cosine']:.5f}")

