@@ -15,7 +15,7 @@ import importlib.util
 
 from judgekit.index.build import build_index
 from judgekit.index.chunking import chunk_text
-from judgekit.index.context import code_around, context_block, estimate_tokens
+from judgekit.index.context import changed_ranges, code_around, context_block, estimate_tokens
 from judgekit.index.models import Chunk, ContextBlock, Hit, IndexStats
 from judgekit.index.search import CodeIndex
 from judgekit.index.similarity import diff_similarity
@@ -33,6 +33,7 @@ __all__ = [
     "Hit",
     "IndexStats",
     "build_index",
+    "changed_ranges",
     "chunk_text",
     "code_around",
     "context_block",

@@ -11,6 +11,7 @@ Example:
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 from judgekit.errors import InputError
@@ -120,3 +121,33 @@ def code_around(
         return "\n".join(picked)
     width = len(str(hi))
     return "\n".join(f"{n:>{width}}  {line}" for n, line in enumerate(picked, lo))
+
+
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+
+
+def changed_ranges(diff: str) -> list[tuple[str, tuple[int, int]]]:
+    """The ``(path, (first, last))`` line ranges a unified diff touches in the new files.
+
+    Feed them to :func:`code_around` to show a judge the code around a change. Deleted
+    files are skipped; a pure deletion maps to the line where the removed text was.
+
+    Example:
+        >>> changed_ranges("--- a/x.py\\n+++ b/x.py\\n@@ -3,2 +3,3 @@\\n a\\n+b\\n c\\n")
+        [('x.py', (3, 5))]
+    """
+    out: list[tuple[str, tuple[int, int]]] = []
+    path: str | None = None
+    previous = ""
+    for line in diff.splitlines():
+        header = line.startswith("+++ ") and previous.startswith("--- ")
+        previous = line
+        if header:
+            target = line[4:].split("\t")[0].strip()
+            path = None if target == "/dev/null" else target.removeprefix("b/")
+            continue
+        match = _HUNK.match(line)
+        if match and path is not None:
+            start, count = int(match.group(1)), int(match.group(2) or 1)
+            out.append((path, (max(1, start), max(1, start + count - 1))))
+    return out

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from judgekit.errors import InputError
-from judgekit.index import CodeIndex, code_around, context_block, estimate_tokens
+from judgekit.index import CodeIndex, changed_ranges, code_around, context_block, estimate_tokens
 
 from .index_helpers import CORPUS
 
@@ -44,3 +44,17 @@ def test_code_around_numbers_and_clamps_lines(tmp_path: Path) -> None:
         code_around(tmp_path, "../etc/passwd", (1, 1))
     with pytest.raises(InputError):
         code_around(tmp_path, "missing.py", (1, 1))
+
+
+def test_changed_ranges_map_a_diff_to_new_file_lines(tmp_path: Path) -> None:
+    diff = (
+        "diff --git a/src/m.py b/src/m.py\n--- a/src/m.py\n+++ b/src/m.py\n"
+        "@@ -10,3 +10,4 @@ def f():\n x\n+y\n z\n w\n"
+        "@@ -40 +41 @@\n-a\n+b\n"
+        "--- a/old.py\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-gone\n-gone\n"
+    )
+    assert changed_ranges(diff) == [("src/m.py", (10, 13)), ("src/m.py", (41, 41))]
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/m.py").write_text("".join(f"l{i}\n" for i in range(1, 61)))
+    path, lines = changed_ranges(diff)[1]
+    assert code_around(tmp_path, path, lines, context=1, numbered=False) == "l40\nl41\nl42"
