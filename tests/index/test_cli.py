@@ -48,3 +48,10 @@ def test_unknown_device_is_a_config_error(tmp_path: Path, capsys: pytest.Capture
     root = init_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
     assert main(["index", str(root), "--out", str(tmp_path / "idx"), "--device", "tpu9"]) == 2
     assert "unknown device 'tpu9'" in capsys.readouterr().err
+
+
+def test_unknown_model_fails_offline_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = init_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
+    assert main(["index", str(root), "--out", str(tmp_path / "idx"), "--model", "nobody/no-such-model"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot load embedding model 'nobody/no-such-model'" in err and err.count("\n") == 1
