@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 
@@ -49,8 +50,11 @@ def run_index(args: argparse.Namespace) -> int:
     if args.batch_size is not None and args.batch_size < 1:
         raise ConfigError("--batch-size must be at least 1")
     stats = build_index(
-        args.dir, args.out, model=args.model, device=args.device, batch_size=args.batch_size, dtype=args.dtype
+        args.dir, args.out, model=args.model, device=args.device, batch_size=args.batch_size, dtype=args.dtype,
+        progress=_show_progress if sys.stderr.isatty() else None,
     )
+    if sys.stderr.isatty():
+        print("\r\033[K", end="", file=sys.stderr)
     if args.json:
         print(json.dumps(stats.model_dump()))
     else:
@@ -60,6 +64,10 @@ def run_index(args: argparse.Namespace) -> int:
             f"({stats.dtype}, {stats.model}) -> {args.out}"
         )
     return 0
+
+
+def _show_progress(done: int, total: int) -> None:
+    print(f"\rembedded {done}/{total} chunks", end="", file=sys.stderr, flush=True)
 
 
 def run_search(args: argparse.Namespace) -> int:

@@ -67,3 +67,32 @@ def test_an_index_inside_the_indexed_tree_is_not_indexed(tmp_path: Path, embedde
     stats = build_index(root, root / ".jk-index")
     assert stats.files == 1 and stats.embedded == 0
     assert {c.path for c in CodeIndex.open(root / ".jk-index").chunks} == {"web/app.js"}
+
+
+def test_progress_and_resume_after_an_interrupted_build(
+    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from judgekit.index import build
+
+    monkeypatch.setattr(build, "GROUP_CHUNKS", 1)  # one file per group
+    monkeypatch.setattr(build, "CHECKPOINT_SECONDS", 0.0)  # save after every group
+    root = init_repo(tmp_path / "repo", dict(CORPUS))
+    out = tmp_path / "index"
+    seen: list[tuple[int, int]] = []
+
+    def stop_after_two(done: int, total: int) -> None:
+        seen.append((done, total))
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        build_index(root, out, progress=stop_after_two)
+    partial = CodeIndex.open(out)
+    assert len(partial.manifest.files) == 1  # the first group was saved, the second was not
+    assert seen[0][0] < seen[1][0] and seen[0][1] == seen[1][1]
+
+    calls: list[tuple[int, int]] = []
+    resumed = build_index(root, out, progress=lambda d, t: calls.append((d, t)))
+    assert resumed.files == len(CORPUS)
+    assert resumed.embedded == resumed.chunks - partial.vectors.shape[0]
+    assert calls[-1] == (resumed.embedded, resumed.embedded)
