@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import os
+import threading
 import time
 from collections.abc import Sequence
 from functools import lru_cache
@@ -253,6 +254,9 @@ def _pad(seqs: list[list[int]], width: int, value: int, left: bool) -> np.ndarra
     return arr
 
 
+_LOAD_LOCK = threading.Lock()
+
+
 @lru_cache(maxsize=4)
 def _cached(model: str | None, device: str | None, batch_size: int | None, dtype: str | None) -> Embedder:
     return Embedder(model, device=device, batch_size=batch_size, dtype=dtype)
@@ -265,6 +269,7 @@ def get_embedder(
     batch_size: int | None = None,
     dtype: str | None = None,
 ) -> Embedder:
-    """A process-wide cached :class:`Embedder` (loading a model costs seconds)."""
+    """A process-wide cached :class:`Embedder` (loading a model costs seconds); thread-safe."""
     name = resolve_model(model)[0]
-    return _cached(name, device, batch_size, dtype)
+    with _LOAD_LOCK:
+        return _cached(name, device, batch_size, dtype)
