@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import io
 from pathlib import Path
 from typing import Any
@@ -12,17 +11,8 @@ from typing import Any
 from judgekit.cli._common import add_scoring_arguments, print_json, say, scoring_kwargs
 
 
-def _audit_hooks() -> tuple[Any, Any] | None:
-    """``(add_audit_arguments, audit_options_from_args)`` when the audit step is installed."""
-    try:
-        opts = importlib.import_module("judgekit.audit.options")
-        importlib.import_module("judgekit.audit").run_audit  # noqa: B018
-    except (ImportError, AttributeError):
-        return None
-    return opts.add_audit_arguments, opts.audit_options_from_args
-
-
 def register(sub: argparse._SubParsersAction) -> None:
+    from judgekit.audit.options import add_audit_arguments
     from judgekit.engine import add_engine_arguments
     from judgekit.pairwise.options import add_pairwise_arguments
 
@@ -34,9 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_scoring_arguments(p)
     add_engine_arguments(p)
     add_pairwise_arguments(p)
-    hooks = _audit_hooks()
-    if hooks is not None:
-        hooks[0](p)
+    add_audit_arguments(p)
     p.add_argument("--no-pairwise", action="store_true", help="skip pairwise judging")
     p.add_argument("--no-audit", action="store_true", help="skip the audit of failed tasks")
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
@@ -46,14 +34,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from judgekit.audit.options import audit_options_from_args
     from judgekit.engine import HOW_TO_ENABLE, config_from_args
     from judgekit.evaluate import evaluate
     from judgekit.pairwise.options import pairwise_options_from_args
 
     config = config_from_args(args)
-    hooks = _audit_hooks()
     pairwise = not args.no_pairwise
-    audit = not args.no_audit and hooks is not None
+    audit = not args.no_audit
     skipped = config is None and (pairwise or audit)
     if config is not None and args.json:
         config = config.model_copy(update={"progress": False})
@@ -64,11 +52,9 @@ def run(args: argparse.Namespace) -> int:
             args.paths, judge=config, pairwise=pairwise, audit=audit,
             **scoring_kwargs(args),
             pairwise_options=pairwise_options_from_args(args) if pairwise else None,
-            audit_options=hooks[1](args) if audit and hooks else None)
+            audit_options=audit_options_from_args(args) if audit else None)
     if skipped:
         result.notes.append(HOW_TO_ENABLE)
-    elif config is not None and not args.no_audit and hooks is None:
-        result.notes.append("audit skipped: the audit step is not installed")
     if dry_run:  # the engine printed the audit's estimate; pairwise keeps its own
         if result.pairwise is not None:
             say(f"pairwise: {getattr(result.pairwise, 'estimate', None)}")
@@ -80,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
         from judgekit.report import write_reports
 
         write_reports(result, args.out)
+    # With --out the files are the answer: the terminal gets at most one line.
     table = not args.json and not args.out
     if args.json:
         print_json(result.summary_dict())
@@ -88,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     if skipped and not table:
         say(HOW_TO_ENABLE)
     elif args.out:
-        say(f"wrote {args.out}")
+        say(f"wrote {args.out}: summary.json, report.md, report.html and the JSONL records")
     return 0
 
 
