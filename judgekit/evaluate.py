@@ -57,10 +57,10 @@ def _similarity(enabled: bool) -> Similarity | None:
     if not enabled:
         return None
     try:
-        from judgekit.index import diff_similarity, index_available
+        from judgekit.index import diff_similarities, index_available
     except ImportError:
         return None
-    return diff_similarity if index_available() else None
+    return diff_similarities if index_available() else None
 
 
 def evaluate(

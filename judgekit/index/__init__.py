@@ -18,7 +18,7 @@ from judgekit.index.chunking import chunk_text
 from judgekit.index.context import changed_ranges, code_around, context_block, estimate_tokens
 from judgekit.index.models import Chunk, ContextBlock, Hit, IndexStats
 from judgekit.index.search import CodeIndex
-from judgekit.index.similarity import diff_similarity
+from judgekit.index.similarity import diff_similarities, diff_similarity
 
 
 def index_available() -> bool:
@@ -37,6 +37,7 @@ __all__ = [
     "chunk_text",
     "code_around",
     "context_block",
+    "diff_similarities",
     "diff_similarity",
     "estimate_tokens",
     "index_available",

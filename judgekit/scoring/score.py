@@ -13,7 +13,8 @@ from judgekit.scoring.files import file_scores
 from judgekit.scoring.models import ScoredResult, ScoreSummary
 from judgekit.scoring.outcomes import classify_result
 
-Similarity = Callable[[str, str], float]
+Similarity = Callable[[Sequence[tuple[str, str]]], list[float]]
+"""Cosine similarities of (agent diff, ground-truth diff) pairs, computed in one batch."""
 
 
 def _files(diff: str | None, listed: list[str] | None, exclude: Sequence[str]) -> list[str] | None:
@@ -25,7 +26,7 @@ def _files(diff: str | None, listed: list[str] | None, exclude: Sequence[str]) -
 
 
 def score_result(result: RunResult, *, exclude: Sequence[str] = DEFAULT_INFRA_PATHS,
-                 similarity: Similarity | None = None) -> ScoredResult:
+                 diff_similarity: float | None = None) -> ScoredResult:
     """Score one result."""
     outcome = classify_result(result)
     agent = _files(result.agent_diff, result.agent_files, exclude)
@@ -33,9 +34,6 @@ def score_result(result: RunResult, *, exclude: Sequence[str] = DEFAULT_INFRA_PA
     scores = file_scores(agent, truth) if agent is not None and truth is not None else None
     injection = (file_scores(result.injected_files, truth)
                  if result.injected_files is not None and truth is not None else None)
-    sim = None
-    if similarity and result.agent_diff and result.ground_truth_diff:
-        sim = similarity(result.agent_diff, result.ground_truth_diff)
     return ScoredResult(
         run_id=result.run_id, task_id=result.task_id, arm=result.arm, attempt=result.attempt,
         model=result.model,
@@ -46,10 +44,21 @@ def score_result(result: RunResult, *, exclude: Sequence[str] = DEFAULT_INFRA_PA
         test_status=outcome.status, test_reason=outcome.reason, tests_run=outcome.tests_run,
         framework=outcome.framework, duration_s=result.duration_s,
         cost_usd=result.usage.cost_usd if result.usage else None,
-        harness_status=result.harness_status, diff_similarity=sim,
+        harness_status=result.harness_status, diff_similarity=diff_similarity,
         injection_precision=injection.precision if injection else None,
         injection_recall=injection.recall if injection else None,
     )
+
+
+def _similarities(results: Sequence[RunResult], similarity: Similarity | None
+                  ) -> dict[int, float]:
+    """Diff similarity per result index, for results with both diffs."""
+    if similarity is None:
+        return {}
+    both = [(i, (r.agent_diff, r.ground_truth_diff)) for i, r in enumerate(results)
+            if r.agent_diff and r.ground_truth_diff]
+    values = similarity([pair for _, pair in both]) if both else []
+    return {i: v for (i, _), v in zip(both, values)}
 
 
 def _label(r: ScoredResult) -> str:
@@ -92,7 +101,9 @@ def score(
         >>> summary = score(load_runs("examples/bobbin"))  # doctest: +SKIP
         >>> summary.arms["with-bobbin"].pass_rate           # doctest: +SKIP
     """
-    rows = [score_result(r, exclude=exclude, similarity=similarity) for r in results]
+    sims = _similarities(results, similarity)
+    rows = [score_result(r, exclude=exclude, diff_similarity=sims.get(i))
+            for i, r in enumerate(results)]
     by_arm: dict[str, list[ScoredResult]] = defaultdict(list)
     for r in rows:
         by_arm[r.arm].append(r)

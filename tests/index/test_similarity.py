@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from judgekit.index import diff_similarity
 from judgekit.index.embed import Embedder
 from judgekit.index.similarity import changed_lines
@@ -44,3 +46,31 @@ def test_empty_diff_against_a_change_scores_zero() -> None:
 
 def test_changed_lines_ignore_headers_and_context() -> None:
     assert changed_lines(FIX) == ["-    return items[start:start + size - 1]", "+    return items[start:start + size]"]
+
+
+def test_batched_similarities_equal_one_by_one(embedder: Embedder) -> None:
+    from judgekit.index import diff_similarities
+
+    pairs = [(FIX, SAME_FIX_RESTYLED), (FIX, UNRELATED), (FIX, FIX), ("", UNRELATED)]
+    batched = diff_similarities(pairs)
+    single = [diff_similarity(a, b) for a, b in pairs]
+    # bf16 batches of other sizes round slightly differently
+    assert batched == pytest.approx(single, abs=0.01)
+
+
+def test_score_reports_diff_similarity_beside_f1(embedder: Embedder) -> None:
+    from judgekit.index import diff_similarities
+    from judgekit.runs.models import RunResult, Task
+    from judgekit.scoring import score
+
+    def result(arm: str, diff: str) -> RunResult:
+        return RunResult(task=Task(id="t"), arm=arm, agent_diff=diff, ground_truth_diff=FIX)
+
+    runs = [result("close", SAME_FIX_RESTYLED), result("far", UNRELATED),
+            RunResult(task=Task(id="t"), arm="none", agent_diff=None, ground_truth_diff=FIX)]
+    summary = score(runs, similarity=diff_similarities)
+    close, far, none = summary.results
+    assert close.diff_similarity > far.diff_similarity
+    assert none.diff_similarity is None
+    assert close.f1 == 1.0 and far.f1 == 0.0  # similarity never feeds F1
+    assert summary.arms["close"].diff_similarity == close.diff_similarity
