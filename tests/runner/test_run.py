@@ -113,3 +113,26 @@ def test_agent_for_an_unknown_arm_is_rejected(suite_file, tmp_path, capsys) -> N
     code = main(["run", str(suite_file), "--agent", "true", "--agent-for", "x=true",
                  "--out", str(tmp_path / "r.jsonl")])
     assert code == 2 and "not in --arms" in capsys.readouterr().err
+
+
+def test_context_arm_with_the_semantic_index_injects_and_scores_files(
+        suite_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The default provider: the real index (packaged model, offline) feeds the context arm."""
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    agent = f"cp {{prompt_file}} {prompts}/{{arm}}.md && {FIX_AGENT}"
+    out = tmp_path / "run.jsonl"
+    code = main(["run", str(suite_file), "--agent", agent, "--arms", "baseline,context",
+                 "--out", str(out), "--mirror-dir", str(tmp_path / "m")])
+    assert code == 0
+    context = next(r for r in results(out) if r.arm == "context")
+    assert context.injected_files and "calc/__init__.py" in context.injected_files
+    assert "def add(a, b)" in (prompts / "context.md").read_text()
+    capsys.readouterr()
+    assert main(["score", str(out), "--json", "--no-similarity"]) == 0
+    row = next(r for r in json.loads(capsys.readouterr().out)["results"] if r["arm"] == "context")
+    truth = {"calc/__init__.py", "tests/test_calc.py"}
+    assert set(row["ground_truth_files"]) == truth
+    hit = len(set(context.injected_files) & truth)
+    assert row["injection_recall"] == hit / len(truth)
+    assert row["injection_precision"] == hit / len(set(context.injected_files))
