@@ -29,6 +29,16 @@ def chromium_binary() -> str:
     return found
 
 
+def _no_network_prefix() -> list[str]:
+    """``unshare -n`` where it works, so the browser has no network at all (the host rules
+    above already stop its name look-ups)."""
+    unshare = shutil.which("unshare")
+    if not unshare:
+        return []
+    probe = subprocess.run([unshare, "-n", "true"], capture_output=True)
+    return [unshare, "-n"] if probe.returncode == 0 else []
+
+
 @dataclass
 class PageLoad:
     dom: str
@@ -62,12 +72,14 @@ def open_page(page: Path, work: Path, name: str, size: str = "1280,2000",
     work.mkdir(parents=True, exist_ok=True)
     shot, netlog = work / f"{name}.png", work / f"{name}.netlog.json"
     proc = subprocess.run(
-        [binary, *FLAGS, f"--user-data-dir={work / (name + '-profile')}",
+        [*_no_network_prefix(), binary, *FLAGS, f"--user-data-dir={work / (name + '-profile')}",
          f"--log-net-log={netlog}", f"--window-size={size}", f"--screenshot={shot}",
          "--dump-dom", page.resolve().as_uri()],
         capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    console = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
+    # Messages of the page itself; Chromium's own internal pages (chrome://) log too.
+    console = [line for line in proc.stderr.splitlines()
+               if ":CONSOLE" in line and "source: chrome://" not in line]
     artifacts = os.environ.get("JUDGEKIT_ARTIFACTS")
     if keep and artifacts and shot.exists():
         Path(artifacts).mkdir(parents=True, exist_ok=True)

@@ -141,3 +141,12 @@ def test_published_schemas_match_the_models():
     for name, schema in schemas().items():
         on_disk = json.loads((published / f"{name}.schema.json").read_text())
         assert on_disk == schema, f"schemas/{name}.schema.json is stale: judgekit schema --write schemas"
+
+
+def test_written_files_are_readable_by_others(tmp_path, bobbin_dir):
+    out = tmp_path / "out"
+    assert judgekit("score", bobbin_dir, "--out", out, "--no-similarity").returncode == 0
+    old = os.umask(0o022)
+    os.umask(old)
+    for name in ("summary.json", "report.md", "report.html"):
+        assert (out / name).stat().st_mode & 0o777 == 0o666 & ~old
