@@ -1,6 +1,7 @@
 """The verdict cache: a content-addressed SQLite file that makes re-runs free and resumable.
 
-Each valid verdict is committed the moment its item completes (WAL journal), so a run
+Each finished item (a valid verdict, or ``unscored`` once the repair loop ran out) is
+committed the moment it completes (WAL journal), so a run
 killed at any point, even with ``kill -9``, loses only the items in flight. The file also
 records submitted provider batches, so a restarted ``--batch`` run polls them instead of
 submitting again. No key material is ever written.
@@ -21,7 +22,7 @@ import json
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 from typing_extensions import Self
@@ -47,9 +48,11 @@ CREATE TABLE IF NOT EXISTS batches (
 
 
 class CachedVerdict(BaseModel):
-    """What the cache keeps of a valid outcome."""
+    """What the cache keeps of a finished item: a valid verdict, or the reason none came."""
 
-    verdict: dict[str, Any]
+    state: Literal["valid", "unscored"] = "valid"
+    verdict: dict[str, Any] | None = None
+    reason: str | None = None
     tries: int
     model: str
     usage: Usage = Field(default_factory=Usage)

@@ -114,7 +114,11 @@ class Engine:
                 todo[h].append(i)
                 continue
             hit = cache.get(h) if cache is not None else None
-            if hit is not None and self._checks_pass(req, hit.verdict):
+            if hit is not None and hit.state == "unscored" and not self.config.retry_unscored:
+                outcomes[i] = self._outcome(req, "unscored", reason=hit.reason, tries=hit.tries,
+                                            cached=True)
+            elif hit is not None and hit.verdict is not None and \
+                    self._checks_pass(req, hit.verdict):
                 outcomes[i] = self._outcome(req, "valid", verdict=hit.verdict, tries=hit.tries,
                                             cached=True, soft_failures=hit.soft_failures)
             else:
@@ -253,8 +257,13 @@ class Engine:
                                                cost_usd=st.cost, soft_failures=soft))
                 return self._outcome(req, "valid", verdict=verdict, soft_failures=soft)
             if st.tries >= self.config.max_tries:
-                reason = f"no valid verdict after {st.tries} tries: " + "; ".join(problems[:3])
-                return self._outcome(req, "unscored", reason=redact(reason)[:400])
+                reason = redact(f"no valid verdict after {st.tries} tries: "
+                                + "; ".join(problems[:3]))[:400]
+                if cache is not None:  # finished: a re-run does not ask again
+                    cache.put(h, CachedVerdict(state="unscored", reason=reason, tries=st.tries,
+                                               model=self.config.model, usage=st.usage,
+                                               cost_usd=st.cost))
+                return self._outcome(req, "unscored", reason=reason, tries=st.tries)
             messages = messages + provider.follow_up(req, comp, problems)
 
     def _problems(self, req: JudgeRequest, comp: Completion) -> tuple[list[str], list[str]]:

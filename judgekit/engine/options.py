@@ -44,6 +44,7 @@ class EngineConfig(BaseModel):
     concurrency: int = 16
     cache_path: Path | None = None
     use_cache: bool = True
+    retry_unscored: bool = False
     max_tries: int = 3
     max_cost_usd: float | None = None
     dry_run: bool = False
@@ -116,6 +117,8 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--cache", metavar="PATH", type=Path,
                    help="verdict cache file (default $JUDGEKIT_CACHE or ~/.cache/judgekit/verdicts.sqlite)")
     g.add_argument("--no-cache", action="store_true", help="neither read nor write the verdict cache")
+    g.add_argument("--retry-unscored", action="store_true",
+                   help="ask again for items a cached run left unscored (no valid verdict)")
     g.add_argument("--dry-run", action="store_true", help="print calls and estimated cost; call nothing")
     g.add_argument("--max-cost", metavar="USD", type=float, help="stop scheduling calls once spent")
     g.add_argument("--batch", action="store_true", help="use the provider's batch API (half price, slow)")
@@ -145,6 +148,7 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig | None:
         concurrency=getattr(args, "concurrency", 16) or 16,
         cache_path=getattr(args, "cache", None),
         use_cache=not getattr(args, "no_cache", False),
+        retry_unscored=getattr(args, "retry_unscored", False),
         dry_run=bool(getattr(args, "dry_run", False)),
         max_cost_usd=getattr(args, "max_cost", None),
         batch=bool(getattr(args, "batch", False)),

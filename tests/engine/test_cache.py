@@ -44,12 +44,24 @@ def test_cached_verdict_failing_check_is_a_miss(server: FakeAPIServer, tmp_path:
     assert len(server.requests) == 2
 
 
-def test_unscored_items_are_not_cached(server: FakeAPIServer, tmp_path: Path) -> None:
+def test_unscored_items_are_final_unless_retried(server: FakeAPIServer, tmp_path: Path) -> None:
     server.responder = lambda a, b: Reply.ok(BAD)
     [out] = Engine(config(server, tmp_path, max_tries=1)).run(reqs(1))
     assert out.state == "unscored"
     server.responder = lambda a, b: Reply.ok(GOOD)
     [out] = Engine(config(server, tmp_path, max_tries=1)).run(reqs(1))
+    assert (out.state, out.cached, len(server.requests)) == ("unscored", True, 1)
+    assert out.reason and "no valid verdict" in out.reason
+    [out] = Engine(config(server, tmp_path, max_tries=1, retry_unscored=True)).run(reqs(1))
+    assert (out.state, out.cached, len(server.requests)) == ("valid", False, 2)
+
+
+def test_errors_are_not_cached(server: FakeAPIServer, tmp_path: Path) -> None:
+    server.responder = lambda a, b: Reply.fault(401)
+    [out] = Engine(config(server, tmp_path)).run(reqs(1))
+    assert out.state == "error"
+    server.responder = lambda a, b: Reply.ok(GOOD)
+    [out] = Engine(config(server, tmp_path)).run(reqs(1))
     assert (out.state, out.cached, len(server.requests)) == ("valid", False, 2)
 
 
