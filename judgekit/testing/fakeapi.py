@@ -21,7 +21,9 @@ Example (a test with the engine):
 
 From a shell (e.g. for a benchmark in another process)::
 
-    python -m judgekit.testing.fakeapi --latency 0.05    # prints the port, serves until killed
+    python -m judgekit.testing --latency 0.05    # prints the port, serves until killed
+
+(Every model call gets the most modest schema-valid verdict unless a test scripts others.)
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import signal
 import socket
 import sys
 import threading
@@ -244,16 +247,24 @@ def _parse(buf: bytearray) -> tuple[str, str, dict[str, str], bytes] | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m judgekit.testing.fakeapi")
+    parser = argparse.ArgumentParser(prog="python -m judgekit.testing")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per model call")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--until-stdin-closes", action="store_true",
+                        help="stop when standard input closes (for a parent process)")
     args = parser.parse_args(argv)
     server = FakeAPIServer(latency=args.latency, port=args.port)
     server.requests = _Discard()  # type: ignore[assignment]
     server.start()
     print(json.dumps({"port": server.port}), flush=True)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        sys.stdin.read()  # serve until stdin closes (or the process is killed)
+        if args.until_stdin_closes:
+            sys.stdin.read()
+        else:
+            while not stop.wait(3600):
+                pass
     except KeyboardInterrupt:
         pass
     server.stop()

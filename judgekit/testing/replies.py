@@ -126,7 +126,8 @@ def prompt_of(body: dict[str, Any]) -> str:
 
 
 def example_for(schema: dict[str, Any]) -> Any:
-    """A small instance of ``schema`` (first enum value, required properties, ...)."""
+    """A small instance of ``schema`` (first enum value, required properties, ``False``,
+    ``"none"``, ...): the most modest answer, which passes judgekit's own verdict checks."""
     if "const" in schema:
         return schema["const"]
     if schema.get("enum"):
@@ -145,10 +146,10 @@ def example_for(schema: dict[str, Any]) -> Any:
     if kind in ("integer", "number"):
         return schema.get("minimum", 0)
     if kind == "boolean":
-        return True
+        return False
     if kind == "null":
         return None
-    return "x" * schema.get("minLength", 1)
+    return "none".ljust(schema.get("minLength", 1), ".")
 
 
 _ids = itertools.count(1)

@@ -1,0 +1,7 @@
+"""``python -m judgekit.testing``: run the fake API server until killed (prints its port)."""
+
+import sys
+
+from judgekit.testing.fakeapi import main
+
+sys.exit(main())
