@@ -69,7 +69,11 @@ def load_file(path: str | Path, *, strict: bool = True) -> list[RunResult]:
 
 
 def _walk(directory: Path) -> Iterable[Path]:
-    for root, dirs, files in os.walk(directory):
+    def fail(exc: OSError) -> None:
+        raise InputError(exc.filename or directory, None,
+                         f"cannot read: {exc.__class__.__name__}: {exc.strerror}")
+
+    for root, dirs, files in os.walk(directory, onerror=fail):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             if name.endswith(RUN_SUFFIXES) and name not in _OUTPUT_NAMES:
@@ -91,13 +95,14 @@ def load_runs(paths: str | Path | Sequence[str | Path]) -> list[RunResult]:
         path = Path(raw)
         if path.is_dir():
             found = [r for f in _walk(path) for r in load_file(f, strict=False)]
-            if not found:
-                raise InputError(path, None, "directory holds no run results")
-            results.extend(found)
         elif path.is_file():
-            results.extend(load_file(path))
+            found = load_file(path)
         else:
             raise InputError(path, None, "no such file or directory")
+        if not found:
+            kind = "directory" if path.is_dir() else "file"
+            raise InputError(path, None, f"{kind} holds no run results")
+        results.extend(found)
     return results
 
 

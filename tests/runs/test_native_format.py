@@ -8,7 +8,7 @@ import pytest
 from judgekit import load_runs, score
 from judgekit.errors import InputError
 from judgekit.runs.models import RunFile
-from tests.clirun import judgekit
+from tests.clirun import as_plain_user, judgekit
 
 DIFF_A = "diff --git a/src/a.py b/src/a.py\n--- a/src/a.py\n+++ b/src/a.py\n@@ -1 +1 @@\n-x\n+y\n"
 DIFF_B = "diff --git a/src/b.py b/src/b.py\n--- a/src/b.py\n+++ b/src/b.py\n@@ -1 +1 @@\n-x\n+y\n"
@@ -74,23 +74,23 @@ def _bad_input_cases(tmp_path):
     wrong_type.write_text(json.dumps({**result(), "attempt": "first"}) + "\n")
     empty = tmp_path / "empty"
     empty.mkdir()
-    unreadable = tmp_path / "secret.json"
-    unreadable.write_text("{}")
-    os.chmod(unreadable, 0)
+    empty_file = tmp_path / "none.json"
+    empty_file.write_text('{"results": []}')
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text("\n")
     return [
+        (empty_file, "none.json", "holds no run results"),
+        (blank, "blank.jsonl", "holds no run results"),
         (bad_json, "bad.json", "malformed JSON"),
         (missing, "results[0].arm", "missing"),
         (wrong_type, "attempt", "integer"),
         (empty, "empty", "no run results"),
         (tmp_path / "nope.json", "nope.json", "no such file"),
-        (unreadable, "secret.json", "" if os.geteuid() == 0 else "cannot read"),
     ]
 
 
 def test_bad_input_raises_input_error_naming_file_and_field(tmp_path):
     for path, where, what in _bad_input_cases(tmp_path):
-        if path.name == "secret.json" and os.geteuid() == 0:
-            continue  # root reads anything; covered for other users
         with pytest.raises(InputError) as info:
             load_runs(path)
         assert where in str(info.value) and what in str(info.value)
@@ -99,8 +99,6 @@ def test_bad_input_raises_input_error_naming_file_and_field(tmp_path):
 def test_bad_input_on_the_cli_exits_2_with_one_line_and_no_traceback(tmp_path):
     out_dir = tmp_path / "out"
     for path, where, what in _bad_input_cases(tmp_path):
-        if path.name == "secret.json" and os.geteuid() == 0:
-            continue
         proc = judgekit("score", path, "--json", "--out", out_dir)
         assert proc.returncode == 2, proc.stderr
         lines = proc.stderr.strip().splitlines()
@@ -119,6 +117,49 @@ def test_bobbin_file_with_wrong_type_names_the_field(tmp_path, bobbin_dir):
     proc = judgekit("score", bad)
     assert proc.returncode == 2
     assert "flask-001_no-bobbin_0.json: attempt: expected int" in proc.stderr
+
+
+def _bobbin_doc(bobbin_dir):
+    src = bobbin_dir / "20260210-205259-0f6c" / "flask-001_no-bobbin_0.json"
+    return json.loads(src.read_text())
+
+
+@pytest.mark.parametrize("edit, field, what", [
+    (lambda d: d.pop("task_id"), "task_id", "required field is missing"),
+    (lambda d: d.pop("approach"), "approach", "required field is missing"),
+    (lambda d: d["agent_result"].update(duration_seconds="long"),
+     "agent_result.duration_seconds", "expected float"),
+    (lambda d: d["test_result"].update(total="many"), "test_result.total", "expected int"),
+    (lambda d: d["test_result"]["parsed"].update(failed=None, passed="3"),
+     "test_result.parsed.passed", "expected int"),
+    (lambda d: d["test_result"].pop("passed"), "test_result.passed", "missing"),
+])
+def test_bobbin_file_errors_name_the_field(tmp_path, bobbin_dir, edit, field, what):
+    doc = _bobbin_doc(bobbin_dir)
+    edit(doc)
+    bad = tmp_path / "flask-001_no-bobbin_0.json"
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(InputError) as info:
+        load_runs(bad)
+    assert str(info.value).startswith(f"{bad}: {field}: ") and what in str(info.value)
+
+
+def test_unreadable_file_and_directory_are_permission_errors(tmp_path):
+    locked = tmp_path / "tree" / "locked"
+    locked.mkdir(parents=True)
+    (locked / "r.jsonl").write_text("{}")
+    secret = tmp_path / "secret.json"
+    secret.write_text("{}")
+    os.chmod(locked, 0)
+    os.chmod(secret, 0)
+    try:
+        for path, name in ((tmp_path / "tree", "locked"), (secret, "secret.json")):
+            proc = judgekit("score", path, prefix=as_plain_user())
+            assert proc.returncode == 2
+            (line,) = proc.stderr.strip().splitlines()
+            assert name in line and "cannot read: PermissionError" in line
+    finally:
+        os.chmod(locked, 0o755)
 
 
 def test_failed_run_keeps_earlier_output_intact(tmp_path):

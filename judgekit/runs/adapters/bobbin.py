@@ -29,14 +29,18 @@ def _manifest(directory: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _get(doc: dict[str, Any], key: str, kind: type, path: Path) -> Any:
+def _get(doc: dict[str, Any], key: str, kind: type | tuple[type, ...], path: Path,
+         where: str = "") -> Any:
+    """``doc[key]`` when it is of ``kind`` (or absent/null); else an InputError naming it."""
     value = doc.get(key)
     if value is None:
         return None
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if float in kinds and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise InputError(path, key, f"expected {kind.__name__}, got {type(value).__name__}")
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        names = " or ".join(k.__name__ for k in kinds)
+        raise InputError(path, where + key, f"expected {names}, got {type(value).__name__}")
     return value
 
 
@@ -44,23 +48,23 @@ def _test_result(doc: dict[str, Any], path: Path) -> TestResult | None:
     tr = _get(doc, "test_result", dict, path)
     if tr is None:
         return None
-    parsed = tr.get("parsed") if isinstance(tr.get("parsed"), dict) else {}
-    passed_flag = tr.get("passed")
-    if not isinstance(passed_flag, bool):
-        raise InputError(path, "test_result.passed", "expected a boolean")
-    total = tr.get("total", parsed.get("total"))
-    failures = tr.get("failures", parsed.get("failed", 0))
-    counts = TestCounts(
-        passed=int(parsed.get("passed") or 0),
-        failed=int(failures or 0),
-        skipped=int(parsed.get("skipped") or 0),
-        total=int(total) if isinstance(total, int) else None,
-    )
+    parsed = _get(tr, "parsed", dict, path, "test_result.") or {}
+    passed_flag = _get(tr, "passed", bool, path, "test_result.")
+    if passed_flag is None:
+        raise InputError(path, "test_result.passed", "required field is missing")
+    total = _get(tr, "total", int, path, "test_result.")
+    failures = _get(tr, "failures", int, path, "test_result.")
+    counts = {k: _get(parsed, k, int, path, "test_result.parsed.") or 0
+              for k in ("passed", "failed", "skipped")}
+    if total is None:
+        total = _get(parsed, "total", int, path, "test_result.parsed.")
     return TestResult(
         exit_code=0 if passed_flag else 1,
-        output=tr.get("output") if isinstance(tr.get("output"), str) else None,
-        timed_out=bool(tr.get("timed_out", False)),
-        counts=counts,
+        output=_get(tr, "output", str, path, "test_result."),
+        timed_out=bool(_get(tr, "timed_out", bool, path, "test_result.")),
+        counts=TestCounts(passed=counts["passed"],
+                          failed=failures if failures is not None else counts["failed"],
+                          skipped=counts["skipped"], total=total),
     )
 
 
@@ -71,7 +75,7 @@ class BobbinAdapter:
 
     def detect(self, path: Path, document: Any) -> bool:
         return isinstance(document, dict) and (
-            ("task_id" in document and "approach" in document) or self.is_auxiliary(path, document)
+            "task_id" in document or "approach" in document or self.is_auxiliary(path, document)
         )
 
     def is_auxiliary(self, path: Path, document: Any) -> bool:
@@ -97,8 +101,10 @@ class BobbinAdapter:
         truth_diff = _get(doc, "ground_truth_diff", str, path)
         metrics = _get(doc, "bobbin_metrics", dict, path) or {}
         status = _get(doc, "status", str, path) or "completed"
-        duration = agent.get("duration_seconds")
-        cost = agent.get("cost_usd", agent.get("total_cost_usd"))
+        duration = _get(agent, "duration_seconds", float, path, "agent_result.")
+        cost = _get(agent, "cost_usd", float, path, "agent_result.")
+        if cost is None:
+            cost = _get(agent, "total_cost_usd", float, path, "agent_result.")
         return [RunResult(
             run_id=doc.get("run_id") or manifest.get("run_id"),
             task=Task(
@@ -119,11 +125,11 @@ class BobbinAdapter:
             ground_truth_files=None if truth_diff is not None
             else diff_result.get("ground_truth_files"),
             test=_test_result(doc, path),
-            duration_s=float(duration) if isinstance(duration, (int, float)) else None,
-            usage=Usage(cost_usd=float(cost)) if isinstance(cost, (int, float)) else None,
+            duration_s=duration,
+            usage=Usage(cost_usd=cost) if cost is not None else None,
             model=model,
             harness_status=status,
-            harness_error=doc.get("error") if isinstance(doc.get("error"), str) else None,
+            harness_error=_get(doc, "error", str, path),
             injected_files=metrics.get("injected_files"),
             timestamp=doc.get("timestamp"),
             metadata={"source_format": "bobbin",
