@@ -61,11 +61,11 @@ def run(args: argparse.Namespace) -> int:
         say(note)
     elif args.out:
         say(f"wrote {args.out}")
-    return _report_errors(result.audit.summary if result.audit is not None else None,
+    return report_errors(result.audit.summary if result.audit is not None else None,
                           result.audit.records if result.audit is not None else [])
 
 
-def _report_errors(summary: dict[str, Any] | None, records: list[Any]) -> int:
+def report_errors(summary: dict[str, Any] | None, records: list[Any]) -> int:
     """One stderr line when calls ended in error; exit 1 when every audit did."""
     if not summary or not summary["n_error"]:
         return 0

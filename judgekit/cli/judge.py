@@ -76,7 +76,28 @@ def run(args: argparse.Namespace) -> int:
         say(HOW_TO_ENABLE)
     elif args.out:
         say(f"wrote {args.out}: summary.json, report.md, report.html and the JSONL records")
-    return 0
+    return _report_failures(result)
+
+
+def _report_failures(result: Any) -> int:
+    """One stderr line per step whose calls failed; exit 1 when every call of a step did."""
+    from judgekit.cli.audit import report_errors
+
+    code = 0
+    if result.pairwise is not None:
+        asked = [r for r in result.pairwise.records if not r.identical]
+        for state in ("error", "unscored"):
+            hit = [r for r in asked if any(o.state == state for o in r.orders)]
+            if hit:
+                first = next((o.reason for r in hit for o in r.orders
+                              if o.state == state and o.reason), "unknown")
+                say(f"pairwise: {len(hit)} of {len(asked)} comparisons ended {state} "
+                    f"(first: {first})")
+        if asked and all(any(o.state == "error" for o in r.orders) for r in asked):
+            code = 1
+    if result.audit is not None:
+        code = max(code, report_errors(result.audit.summary, result.audit.records))
+    return code
 
 
 def _print(result: Any) -> None:

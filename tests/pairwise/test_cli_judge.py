@@ -134,3 +134,17 @@ def test_judge_runs_the_audit_of_failed_results_too(tmp_path: Path) -> None:
     summary = json.loads((out / "summary.json").read_text())
     assert summary["audit"]["n_failed"] == 1
     assert summary["pairwise"]["base vs ctx"]["completeness"]["wins_b"] == 3
+
+
+def test_a_judge_whose_every_call_fails_says_so_and_exits_1(tmp_path: Path) -> None:
+    from judgekit.testing import Reply
+
+    with FakeAPIServer(lambda api, body: Reply.fault(401)) as server:
+        proc = _judge(tmp_path, "--judge", MODELS["anthropic"], "--out", tmp_path / "out",
+                      env=_env(server, "anthropic", tmp_path))
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert any(line.startswith("pairwise: 3 of 3 comparisons ended error") for line in lines)
+    assert any(line.startswith("audit: ") and "ended in error" in line for line in lines)
+    assert "test-key-123" not in proc.stderr
+    assert (tmp_path / "out" / "pairwise.jsonl").exists()  # what was learnt is written
