@@ -12,7 +12,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "calibrate", help="compare audit verdicts with human labels (agreement, kappa)",
         description="Compare task-level audit verdicts (each task's majority over its "
-                    "results) with human labels: agreement, Cohen's kappa with a 95%% "
+                    "results) with human labels: agreement, Cohen's kappa with a 95% "
                     "interval, and the confusion matrix.")
     p.add_argument("verdicts", type=Path, metavar="VERDICTS",
                    help="an audit.jsonl, or the directory holding it")

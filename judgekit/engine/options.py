@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import Literal
 
@@ -138,6 +139,8 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig | None:
         for provider in PROVIDERS:
             if os.environ.get(KEY_VARS[provider]):
                 model = DEFAULT_MODELS[provider]
+                print(f"judge: {model} ({KEY_VARS[provider]} is set and no --judge was given)",
+                      file=sys.stderr)
                 break
         else:
             return None

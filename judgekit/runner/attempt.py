@@ -73,7 +73,8 @@ def prepare(task: SuiteTask, fix: FixCommit, settings: AttemptSettings) -> Works
                             log_name="setup", timeout=task.timeout_s or DEFAULT_COMMAND_TIMEOUT_S)
             if _command_failed(out):
                 why = "timed out" if out.timed_out else f"exited with {out.exit_code}"
-                raise RunnerError(f"setup command {why}: {_gist(out.output)}")
+                gist = _gist(out.output)
+                raise RunnerError(f"setup command {why}" + (f": {gist}" if gist else ""))
         ws.freeze_setup()
     except BaseException:
         ws.cleanup()

@@ -67,10 +67,11 @@ def classify(
             return Outcome("error", fw, 0, f"no test executed; exit code {code}")
         return Outcome("vacuous", fw, 0, "exit code 0 but zero tests executed")
     if counts.failed or counts.errors:
-        return Outcome("failed", fw, run, f"{counts.failed + counts.errors} of {run} tests failed")
+        return Outcome("failed", fw, run, f"{counts.failed + counts.errors} of {run} "
+                                          f"test{'s' if run != 1 else ''} failed")
     if code not in (None, 0):
         return Outcome("failed", fw, run, f"all {run} executed tests passed but exit code {code}")
-    return Outcome("passed", fw, run, f"{run} tests passed")
+    return Outcome("passed", fw, run, f"{run} test{'s' if run != 1 else ''} passed")
 
 
 def classify_result(result: RunResult) -> Outcome:
