@@ -16,6 +16,9 @@ from judgekit.report.judged import (
     pairwise_run_line,
     pairwise_views,
     rankings,
+    record_key,
+    record_title,
+    repeated_keys,
     sorted_audit,
     suspected_ids,
     suspected_types,
@@ -91,11 +94,24 @@ def _yes_no(v: object) -> str:
     return "yes" if v is True else "no" if v is False else "–"
 
 
-def verdict_card(rec: dict[str, Any], suspected: bool = False) -> Raw:
-    """One audit record: its verdict, reasoning, evidence and the evidence check."""
+def _judge_calls(rec: dict[str, Any]) -> tuple[str, object]:
+    tries = rec.get("tries")
+    if tries is None:
+        return ("judge calls", "–")
+    if rec.get("cached") is True:
+        return ("judge calls", f"0 ({tries} answer{'s' if tries != 1 else ''} from the cache)")
+    return ("judge calls", tries)
+
+
+def verdict_card(rec: dict[str, Any], suspected: bool = False, with_run: bool = False) -> Raw:
+    """One audit record: its verdict, reasoning, evidence and the evidence check.
+
+    ``with_run`` puts the run id in the title, for records of the same task, arm and attempt
+    that come from different runs.
+    """
     v = rec.get("verdict") or {}
     state = str(rec.get("state", "valid"))
-    head = f"{rec.get('task_id')} · {rec.get('arm')} · attempt {rec.get('attempt', 0)}"
+    head = record_title(rec, with_run)
     badges = [badge(state, "valid" if state == "valid" else "unscored")]
     if suspected:
         badges.append(badge("suspected defective task", "suspect"))
@@ -107,11 +123,10 @@ def verdict_card(rec: dict[str, Any], suspected: bool = False) -> Raw:
         badges.append(badge("evidence found in the materials" if ok else
                             "evidence NOT found in the materials",
                             "verified" if ok else "unverified"))
-    tries = rec.get("tries")
     facts = [("defect exists", _yes_no(v.get("deficiency_exists"))),
              ("defect caused the failure", _yes_no(v.get("deficiency_caused_failure"))),
              ("category", rec.get("deficiency_type") or v.get("deficiency_type") or "–"),
-             ("score", v.get("score", "–")), ("judge calls", tries if tries is not None else "–")]
+             ("score", v.get("score", "–")), _judge_calls(rec)]
     if (rec.get("samples") or 1) > 1:
         facts.append(("samples", f"{rec['samples']}, {pct(rec.get('agreement'))} agree "
                                  "with the majority"))
@@ -155,7 +170,8 @@ def audit_section(inputs: ReportInputs) -> str:
     tiles = "".join(f'<div class="tile"><span class="big">{e(v)}</span><span>{e(k)}</span>'
                     "</div>" for k, v in counts if v is not None)
     parts = [f'<div class="tiles">{tiles}</div>']
-    run_line = audit_run_line(audit)
+    records = sorted_audit(inputs)
+    run_line = audit_run_line(audit, records)
     if run_line:
         parts.append(f'<p class="muted">{e(run_line)}</p>')
     if suspected:
@@ -173,10 +189,11 @@ def audit_section(inputs: ReportInputs) -> str:
         parts.append("<h3>Verdicts by category</h3><figure>" + svg.bar_chart(
             ordered, title="Verdicts by deficiency category", fmt=lambda x: f"{x:g}")
             + "</figure>")
-    records = sorted_audit(inputs)
     if records:
+        repeated = repeated_keys(records)
         parts.append("<h3>Verdicts</h3>" + "".join(
-            verdict_card(r, str(r.get("task_id")) in suspected) for r in records))
+            verdict_card(r, str(r.get("task_id")) in suspected, record_key(r) in repeated)
+            for r in records))
     else:
         parts.append(not_run("No audit records (audit.jsonl) were found."))
     return section("audit", "Audit of failed results", "".join(parts))

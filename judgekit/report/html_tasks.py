@@ -11,6 +11,7 @@ from typing import Any
 from judgekit.report.content import ResultEntry, TaskView, task_views
 from judgekit.report.format import money, num, seconds
 from judgekit.report.html_judged import verdict_card
+from judgekit.report.judged import record_key, repeated_keys
 from judgekit.report.load import ReportInputs
 from judgekit.report.markup import Raw, badge, e, not_run, pre, section
 from judgekit.runs.models import RunResult
@@ -105,7 +106,9 @@ def _details(entry: ResultEntry, view: TaskView) -> str:
         parts.append(not_run("The run (diff, test output) is not in this directory's "
                              "runs.jsonl."))
     if entry.verdicts:
-        parts.append("<h5>Audit verdicts</h5>" + "".join(verdict_card(v) for v in entry.verdicts))
+        repeated = repeated_keys(entry.verdicts)
+        parts.append("<h5>Audit verdicts</h5>" + "".join(
+            verdict_card(v, with_run=record_key(v) in repeated) for v in entry.verdicts))
     parts.append(_pairwise(entry, view.pairwise))
     return "".join(parts)
 

@@ -91,17 +91,93 @@ def pairwise_run_line(summary: dict[str, Any]) -> str:
     return "Pairwise judging: " + "; ".join(b for b in bits if b) + "."
 
 
-def audit_run_line(audit: dict[str, Any]) -> str:
-    """One sentence on how the audit ran (rubric, judge, samples, cost)."""
+def judge_answers(records: list[dict[str, Any]]) -> tuple[int, int] | None:
+    """``(answers, from_cache)``: judge answers the audit records used, and how many of them
+    came from the cache (records whose every sample was cached); ``None`` without records.
+
+    Example:
+        >>> judge_answers([{"tries": 2, "cached": True}, {"tries": 1, "cached": False}])
+        (3, 2)
+    """
+    if not records:
+        return None
+    answers = sum(int(r.get("tries") or 0) for r in records)
+    cached = sum(int(r.get("tries") or 0) for r in records if r.get("cached") is True)
+    return answers, cached
+
+
+def _calls_bits(audit: dict[str, Any], records: list[dict[str, Any]] | None) -> list[str]:
+    counted = judge_answers(records or [])
+    if counted is None:
+        # Without the records the summary cannot tell calls from cached answers.
+        return [f"{audit['tries_total']} judge answers" if audit.get("tries_total") else ""]
+    answers, cached = counted
+    calls = answers - cached
+    if not answers:
+        return ["0 judge calls"]
+    # With several samples per result a record not wholly cached may still hold cached
+    # samples, so its answers bound the calls from above.
+    partial = (audit.get("samples") or 1) > 1 and any(
+        r.get("cached") is not True and int(r.get("tries") or 0) > 0 for r in records or [])
+    call_text = f"{'at most ' if partial and calls else ''}{calls} judge calls"
+    if not cached:
+        return [call_text]
+    if not calls:
+        return [f"0 judge calls; all {answers} answers from the cache"]
+    return [f"{call_text}; {cached} of {answers} answers from the cache"]
+
+
+def audit_run_line(audit: dict[str, Any], records: list[dict[str, Any]] | None = None) -> str:
+    """One sentence on how the audit ran (rubric, judge, samples, calls, cache, cost).
+
+    With the records of ``audit.jsonl`` it tells calls made from answers served by the cache
+    (their ``cached`` and ``tries`` fields); without them it only counts answers.
+
+    Example:
+        >>> audit_run_line({"judge": "m", "cost_usd": 0.0}, [{"tries": 2, "cached": True}])
+        'Audit: judge m; 0 judge calls; all 2 answers from the cache; cost $0.00.'
+    """
     bits = [f"rubric {audit['rubric']}" if audit.get("rubric") else "",
             f"judge {audit['judge']}" if audit.get("judge") else "",
             f"{audit['samples']} samples per result (majority)"
             if (audit.get("samples") or 1) > 1 else "",
-            f"{audit['tries_total']} judge calls" if audit.get("tries_total") else "",
+            *_calls_bits(audit, records),
             f"cost ${audit['cost_usd']:.2f}" if isinstance(audit.get("cost_usd"), (int, float))
             else ""]
     text = "; ".join(b for b in bits if b)
     return f"Audit: {text}." if text else ""
+
+
+def repeated_keys(records: list[dict[str, Any]]) -> set[tuple[str, str, int]]:
+    """(task, arm, attempt) keys that records of more than one run share: their titles
+    need the run id to tell them apart."""
+    runs: dict[tuple[str, str, int], set[str]] = {}
+    for r in records:
+        runs.setdefault(record_key(r), set()).add(str(r.get("run_id") or ""))
+    return {k for k, ids in runs.items() if len(ids) > 1}
+
+
+def record_key(rec: dict[str, Any]) -> tuple[str, str, int]:
+    return (str(rec.get("task_id")), str(rec.get("arm")), int(rec.get("attempt") or 0))
+
+
+def short_run_id(run_id: object, width: int = 24) -> str:
+    """A run id cut to ``width`` characters, keeping its end (where ids usually differ).
+
+    Example:
+        >>> short_run_id("20260210-194843-a327")
+        '20260210-194843-a327'
+    """
+    text = str(run_id or "?")
+    return text if len(text) <= width else "…" + text[-(width - 1):]
+
+
+def record_title(rec: dict[str, Any], with_run: bool, sep: str = " · ") -> str:
+    """``task · arm · attempt N`` and, when ``with_run``, ``· run ID``."""
+    parts = [str(rec.get("task_id")), str(rec.get("arm")), f"attempt {rec.get('attempt', 0)}"]
+    if with_run:
+        parts.append(f"run {short_run_id(rec.get('run_id'))}")
+    return sep.join(parts)
 
 
 def suspected_types(audit: dict[str, Any]) -> dict[str, str]:
@@ -127,12 +203,13 @@ def sorted_audit(inputs: ReportInputs) -> list[dict[str, Any]]:
     """Audit records: suspected tasks first, then defects found, then the rest."""
     suspected = suspected_ids(inputs.summary.get("audit") or {})
 
-    def key(rec: dict[str, Any]) -> tuple[int, int, str, str, int]:
+    def key(rec: dict[str, Any]) -> tuple[int, int, str, str, int, str]:
         tid = str(rec.get("task_id"))
         v = rec.get("verdict") or {}
         rank = suspected.index(tid) if tid in suspected else len(suspected)
         return (rank, 0 if v.get("score") == 1 else 1 if rec.get("state") == "valid" else 2,
-                tid, str(rec.get("arm")), int(rec.get("attempt") or 0))
+                tid, str(rec.get("arm")), int(rec.get("attempt") or 0),
+                str(rec.get("run_id") or ""))
 
     return sorted(inputs.audit, key=key)
 

@@ -122,14 +122,16 @@ def _pairwise(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _verdict(rec: dict[str, Any], suspected: set[str]) -> list[str]:
+def _verdict(rec: dict[str, Any], suspected: set[str], with_run: bool = False) -> list[str]:
     v = rec.get("verdict") or {}
     tid = str(rec.get("task_id"))
-    head = f"#### {tid} / {rec.get('arm')} / attempt {rec.get('attempt', 0)}"
+    head = "#### " + j.record_title(rec, with_run, " / ")
     if tid in suspected:
         head += " (suspected defective task)"
     state = rec.get("state", "valid")
-    lines = [head, "", f"- state: {state}; judge calls: {rec.get('tries', '–')}"]
+    calls = (f"0 ({rec.get('tries')} from the cache)" if rec.get("cached") is True
+             else rec.get("tries", "–"))
+    lines = [head, "", f"- state: {state}; judge calls: {calls}"]
     if (rec.get("samples") or 1) > 1:
         lines.append(f"- samples: {rec['samples']}, {pct(rec.get('agreement'))} agree with "
                      "the majority")
@@ -168,7 +170,8 @@ def _audit(inputs: ReportInputs) -> list[str]:
               f"{audit.get('n_valid', '–')} valid verdicts, {audit.get('n_ife', '–')} blame a "
               f"task defect, {audit.get('n_unscored', '–')} unscored, "
               f"{audit.get('n_error', '–')} errors.", ""]
-    run_line = j.audit_run_line(audit)
+    records = j.sorted_audit(inputs)
+    run_line = j.audit_run_line(audit, records)
     lines += [run_line, ""] if run_line else []
     if suspected:
         named = [f"{t} ({kinds[t]})" if t in kinds else t for t in suspected]
@@ -179,11 +182,11 @@ def _audit(inputs: ReportInputs) -> list[str]:
     if by_type:
         lines += _table(["category", "verdicts"],
                         [[k, n] for k, n in sorted(by_type.items(), key=lambda kv: -kv[1])])
-    records = j.sorted_audit(inputs)
     if records:
         lines += ["### Verdicts", ""]
+        repeated = j.repeated_keys(records)
         for rec in records:
-            lines += _verdict(rec, set(suspected))
+            lines += _verdict(rec, set(suspected), j.record_key(rec) in repeated)
     return lines
 
 
