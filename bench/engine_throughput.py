@@ -94,7 +94,8 @@ def main() -> int:
     try:
         port = json.loads(server.stdout.readline())["port"]  # type: ignore[union-attr]
         url = f"http://127.0.0.1:{port}"
-        tmp = Path(tempfile.mkdtemp(prefix="judgekit-bench-"))
+        tmp_holder = tempfile.TemporaryDirectory(prefix="judgekit-bench-")
+        tmp = Path(tmp_holder.name)
         print(f"fake API latency {args.latency * 1000:.0f} ms, server in pid {server.pid}")
         print("marginal wall ms per call (best of rounds); client CPU ms per call alongside")
         print(f"{'conc':>4} {'ideal ms':>9} {'bare ms':>8} {'engine ms':>10} "
@@ -133,6 +134,7 @@ def main() -> int:
         elapsed = engine_run(url, args.concurrency[-1], last_reqs, last_cache)
         calls = model_calls(url) - before
         print(f"cached re-run of {len(last_reqs)} items: {calls} calls, {elapsed:.3f} s")
+        tmp_holder.cleanup()
     finally:
         server.stdin.close()  # type: ignore[union-attr]
         server.wait(timeout=10)
