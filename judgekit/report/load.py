@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
 
 from judgekit.errors import InputError
+from judgekit.runs.load import read_jsonl
 from judgekit.runs.models import RunResult
 
 if TYPE_CHECKING:
@@ -100,16 +100,7 @@ def load_summary(path: str | Path) -> dict[str, Any]:
 
 def load_runs_jsonl(path: str | Path) -> list[RunResult]:
     """Read ``runs.jsonl`` (one :class:`RunResult` a line)."""
-    path = Path(path)
-    runs = []
-    for n, obj in enumerate(_parse_lines(_read(path), path), start=1):
-        try:
-            runs.append(RunResult.model_validate(obj))
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            loc = ".".join(str(p) for p in err["loc"])
-            raise InputError(path, f"line {n}: {loc}", err["msg"]) from None
-    return runs
+    return read_jsonl(path)
 
 
 def load_report_dir(out_dir: str | Path) -> ReportInputs:

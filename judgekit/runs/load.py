@@ -33,7 +33,9 @@ def _read_json(path: Path) -> Any:
                                      f"{exc.msg}") from None
 
 
-def _read_jsonl(path: Path) -> list[RunResult]:
+def read_jsonl(path: str | Path) -> list[RunResult]:
+    """Read a ``.jsonl`` file of results; an InputError names the line and field at fault."""
+    path = Path(path)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
@@ -58,7 +60,7 @@ def load_file(path: str | Path, *, strict: bool = True) -> list[RunResult]:
     """Load one run file. With ``strict=False`` an unrecognised JSON document yields ``[]``."""
     path = Path(path)
     if path.suffix == ".jsonl":
-        return _read_jsonl(path)
+        return read_jsonl(path)
     document = _read_json(path)
     adapter = _adapter_for(path, document)
     if adapter is None:
@@ -114,4 +116,4 @@ def write_jsonl(results: Iterable[RunResult], path: str | Path) -> None:
     atomic_write_text(path, text)
 
 
-__all__ = ["load_file", "load_runs", "validate", "write_jsonl"]
+__all__ = ["load_file", "load_runs", "read_jsonl", "validate", "write_jsonl"]

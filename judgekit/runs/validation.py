@@ -18,7 +18,7 @@ def field_path(loc: tuple[Any, ...], prefix: str = "") -> str:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            out += f".{part}" if out else str(part)
+            out += f".{part}" if out and not out.endswith(" ") else str(part)
     return out or "(document)"
 
 

@@ -83,7 +83,7 @@ def _bad_input_cases(tmp_path):
         (blank, "blank.jsonl", "holds no run results"),
         (bad_json, "bad.json", "malformed JSON"),
         (missing, "results[0].arm", "missing"),
-        (wrong_type, "attempt", "integer"),
+        (wrong_type, "wrong.jsonl: line 1: attempt: ", "integer"),
         (empty, "empty", "no run results"),
         (tmp_path / "nope.json", "nope.json", "no such file"),
     ]
