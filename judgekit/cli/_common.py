@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from judgekit.diffs import DEFAULT_INFRA_PATHS
@@ -25,6 +26,14 @@ def add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tasks", action="append", default=None, metavar="SUITE",
                         help="suite file or directory of them; fills task fields the run files "
                              "leave out (e.g. descriptions), matched by fix commit (repeatable)")
+
+
+def add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--json`` and ``--out DIR``, shared by score, judge and audit."""
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
+    parser.add_argument("--out", type=Path, metavar="DIR",
+                        help="write summary.json, report.md, report.html and the JSONL records "
+                             "(results, runs, pairwise, audit) into DIR")
 
 
 def exclude_from(args: argparse.Namespace) -> tuple[str, ...]:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-from judgekit.cli._common import add_scoring_arguments, print_json, say, scoring_kwargs
+from judgekit.cli._common import (
+    add_output_arguments,
+    add_scoring_arguments,
+    print_json,
+    say,
+    scoring_kwargs,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,9 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_scoring_arguments(p)
     add_engine_arguments(p)
     add_audit_arguments(p)
-    p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
-    p.add_argument("--out", type=Path, metavar="DIR",
-                   help="write summary.json, results.jsonl, audit.jsonl and report.md into DIR")
+    add_output_arguments(p)
     p.set_defaults(func=run)
 
 

@@ -5,10 +5,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-from pathlib import Path
 from typing import Any
 
-from judgekit.cli._common import add_scoring_arguments, print_json, say, scoring_kwargs
+from judgekit.cli._common import (
+    add_output_arguments,
+    add_scoring_arguments,
+    print_json,
+    say,
+    scoring_kwargs,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,9 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_audit_arguments(p)
     p.add_argument("--no-pairwise", action="store_true", help="skip pairwise judging")
     p.add_argument("--no-audit", action="store_true", help="skip the audit of failed tasks")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
-    p.add_argument("--out", type=Path, metavar="DIR",
-                   help="write summary.json, pairwise.jsonl, audit.jsonl and the reports into DIR")
+    add_output_arguments(p)
     p.set_defaults(func=run)
 
 

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from judgekit.cli._common import add_scoring_arguments, print_json, say, scoring_kwargs
+from judgekit.cli._common import (
+    add_output_arguments,
+    add_scoring_arguments,
+    print_json,
+    say,
+    scoring_kwargs,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -13,9 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Score runs: file-level precision/recall/F1, honest test "
                                    "statuses, per-arm statistics and paired comparisons.")
     add_scoring_arguments(p)
-    p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
-    p.add_argument("--out", type=Path, metavar="DIR",
-                   help="write summary.json, report.md and report.html into DIR")
+    add_output_arguments(p)
     p.set_defaults(func=run)
 
 
