@@ -102,7 +102,12 @@ class Engine:
                 for r in reqs]
 
     def _open_cache(self) -> VerdictCache | None:
-        return VerdictCache(self.config.resolved_cache_path()) if self.config.use_cache else None
+        if not self.config.use_cache:
+            return None
+        path = self.config.resolved_cache_path()
+        if self.config.dry_run and not path.exists():
+            return None  # a dry run writes nothing, and there is nothing to read
+        return VerdictCache(path)
 
     def _serve_cached(
         self, reqs: list[JudgeRequest], hashes: list[str], cache: VerdictCache | None

@@ -63,6 +63,14 @@ def test_dry_run_sends_nothing(server: FakeAPIServer, tmp_path: Path,
     assert f"3 calls, ~${est.est_cost_usd:.2f} estimated" in capsys.readouterr().err
 
 
+def test_dry_run_without_a_cache_creates_no_file(server: FakeAPIServer, tmp_path: Path) -> None:
+    engine = Engine(config(server, tmp_path, dry_run=True, cache_path=tmp_path / "new.sqlite"))
+    outs = engine.run(reqs(2))
+    assert [o.state for o in outs] == ["unscored"] * 2 and not server.requests
+    assert engine.estimate(reqs(2)).calls == 2
+    assert not list(tmp_path.glob("new.sqlite*"))
+
+
 def test_batch_estimate_is_half(server: FakeAPIServer, tmp_path: Path) -> None:
     full = Engine(config(server, tmp_path, use_cache=False)).estimate(reqs(4))
     half = Engine(config(server, tmp_path, use_cache=False, batch=True)).estimate(reqs(4))
