@@ -1,10 +1,14 @@
-"""Atomic file writes: a reader never sees a half-written file, a crash never loses the old one."""
+"""File helpers: atomic writes (a reader never sees a half-written file, a crash never loses
+the old one) and JSON-lines parsing with errors that name the line."""
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 
 def _umask() -> int:
@@ -44,3 +48,19 @@ def append_line(path: str | Path, line: str) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def json_lines(text: str, where: str | Path) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` for each non-blank line of JSON-lines ``text``.
+
+    A malformed line raises :class:`~judgekit.errors.InputError` naming ``where`` and the line.
+    """
+    from judgekit.errors import InputError
+
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(where, f"line {number}", f"malformed JSON: {exc.msg}") from None

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 
 from judgekit.errors import InputError
+from judgekit.io import json_lines
 from judgekit.runs.load import read_jsonl
 from judgekit.runs.models import RunResult
 
@@ -53,13 +54,7 @@ class ReportInputs:
 
 def _parse_lines(text: str, where: str | Path) -> list[dict[str, Any]]:
     records = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(where, f"line {n}", f"malformed JSON ({exc.msg})") from None
+    for n, obj in json_lines(text, where):
         if not isinstance(obj, dict):
             raise InputError(where, f"line {n}", "expected a JSON object")
         records.append(obj)

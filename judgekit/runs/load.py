@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from judgekit.errors import InputError
+from judgekit.io import json_lines
 from judgekit.runs.adapters import ADAPTERS, Adapter
 from judgekit.runs.models import RunResult
 from judgekit.runs.validation import validate
@@ -37,19 +38,11 @@ def read_jsonl(path: str | Path) -> list[RunResult]:
     """Read a ``.jsonl`` file of results; an InputError names the line and field at fault."""
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(path, None, f"cannot read: {exc.__class__.__name__}: {exc}") from None
-    results = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, f"line {number}", f"malformed JSON: {exc.msg}") from None
-        results.append(validate(RunResult, data, path, f"line {number}: "))
-    return results
+    return [validate(RunResult, data, path, f"line {number}: ")
+            for number, data in json_lines(text, path)]
 
 
 def _adapter_for(path: Path, document: Any) -> Adapter | None:
