@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from string import Template
@@ -24,8 +25,9 @@ from judgekit.errors import ConfigError
 FAMILIES = ("prompts", "rubrics", "suites", "schemas")
 
 
+@lru_cache(maxsize=None)
 def package_data_dir(name: str) -> Path:
-    """The directory of a data family inside the installed package."""
+    """The directory of a data family inside the installed package (found once)."""
     return Path(str(resources.files("judgekit") / "data" / name))
 
 

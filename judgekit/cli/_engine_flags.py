@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from pathlib import Path
@@ -142,6 +143,10 @@ class TerminalProgress:
         elif kind == "estimate":
             self._print(event.text)
         elif kind == "start":
+            # What is loaded by now (runs, scores, requests) lives until the command ends:
+            # left to the collector, every full collection during the calls would walk it
+            # again (measured: 0.4 ms per call on a 1,400-task run).
+            gc.freeze()
             self._start(event.items)
         elif kind == "call":
             self.calls += 1

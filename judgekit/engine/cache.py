@@ -33,6 +33,9 @@ from typing_extensions import Self
 from judgekit.engine.structured import canonical_json
 from judgekit.engine.types import Usage
 
+#: seconds a process waits for another that holds the cache file's lock.
+OPEN_TIMEOUT = 30.0
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS verdicts (
     hash TEXT PRIMARY KEY,
@@ -89,10 +92,23 @@ class VerdictCache:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
-                                   timeout=30.0)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+                                   timeout=OPEN_TIMEOUT)
+        self._setup()
+
+    def _setup(self) -> None:
+        """WAL mode and the tables. Switching a new file to WAL takes a lock that SQLite's
+        busy timeout does not wait for, so processes opening one new cache together retry."""
+        deadline = time.monotonic() + OPEN_TIMEOUT
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.executescript(_SCHEMA)
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
 
     def get(self, key: str) -> CachedVerdict | None:
         row = self._db.execute("SELECT data FROM verdicts WHERE hash = ?", (key,)).fetchone()

@@ -17,11 +17,12 @@ from typing import Any
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
 
+from judgekit.engine.quickcheck import Check, compile_check
 from judgekit.errors import ConfigError
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)```", re.DOTALL)
-_validators: dict[str, Draft202012Validator] = {}
-_by_id: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}
+_validators: dict[str, tuple[Draft202012Validator, Check | None]] = {}
+_by_id: dict[int, tuple[dict[str, Any], tuple[Draft202012Validator, Check | None]]] = {}
 _decoder = json.JSONDecoder()
 #: ``{`` positions tried in prose: keeps the search linear in the answer's length.
 MAX_OBJECT_STARTS = 64
@@ -62,6 +63,11 @@ def extract_json(text: str) -> dict[str, Any] | None:
 
 def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
     """A compiled validator for ``schema`` (memoised by the schema's canonical JSON)."""
+    return _compiled(schema)[0]
+
+
+def _compiled(schema: dict[str, Any]) -> tuple[Draft202012Validator, Check | None]:
+    """The validator of ``schema`` and its quick check, compiled once per schema."""
     by_id = _by_id.get(id(schema))
     if by_id is not None and by_id[0] is schema:
         return by_id[1]
@@ -72,7 +78,7 @@ def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
             Draft202012Validator.check_schema(schema)
         except SchemaError as exc:
             raise ConfigError(f"invalid verdict schema: {exc.message}") from None
-        found = _validators[ident] = Draft202012Validator(schema)
+        found = _validators[ident] = (Draft202012Validator(schema), compile_check(schema))
     if len(_by_id) > 1000:
         _by_id.clear()
     _by_id[id(schema)] = (schema, found)
@@ -80,9 +86,16 @@ def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
 
 
 def schema_problems(verdict: Any, schema: dict[str, Any], limit: int = 10) -> list[str]:
-    """Validation errors of ``verdict`` against ``schema``, as short readable lines."""
+    """Validation errors of ``verdict`` against ``schema``, as short readable lines.
+
+    An answer the schema's quick check accepts has none (:mod:`judgekit.engine.quickcheck`);
+    any other is validated in full.
+    """
+    validator, quick = _compiled(schema)
+    if quick is not None and quick(verdict):
+        return []
     problems = []
-    for err in validator_for(schema).iter_errors(verdict):
+    for err in validator.iter_errors(verdict):
         where = ".".join(str(p) for p in err.absolute_path)
         problems.append(f"{where}: {err.message}" if where else err.message)
         if len(problems) >= limit:

@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from judgekit.audit.aggregate import AuditRecord
@@ -24,6 +25,7 @@ from judgekit.summary import EvalSummary
 #: Lines of a diff (and of test output, from its end) kept in each result's details.
 DIFF_LINES = 150
 OUTPUT_LINES = 60
+_BACKTICKS = re.compile(r"`+")
 
 
 def cell(value: object) -> str:
@@ -39,10 +41,7 @@ def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
 
 def fence(text: str, lang: str = "") -> list[str]:
     """A fenced block whose fence is longer than any backtick run inside ``text``."""
-    longest, run = 0, 0
-    for ch in text:
-        run = run + 1 if ch == "`" else 0
-        longest = max(longest, run)
+    longest = max(map(len, _BACKTICKS.findall(text)), default=0)
     f = "`" * max(3, longest + 1)
     return [f + lang, text.rstrip("\n"), f]
 

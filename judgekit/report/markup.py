@@ -60,21 +60,29 @@ def pre(text: str, cls: str = "", limit: int = 60_000, diff: bool = False) -> Ra
     """Preformatted text, cut to ``limit`` characters; diffs get per-line colours."""
     cut = len(text) > limit
     body = text[:limit]
-    if diff:
-        lines = []
-        for line in body.splitlines():
-            k = ("add" if line.startswith("+") and not line.startswith("+++") else
-                 "del" if line.startswith("-") and not line.startswith("---") else
-                 "hunk" if line.startswith("@@") else
-                 "meta" if line.startswith(("diff ", "index ", "+++", "---")) else "")
-            lines.append(f'<span class="{k}">{e(line)}</span>' if k else e(line))
-        inner = "\n".join(lines)
-    else:
-        inner = e(body)
+    inner = e(body)
+    if diff:  # escaping changes no line's first characters, so lines are classed after it
+        inner = "\n".join(map(_diff_line, inner.split("\n")))
     note = (f'<p class="muted">Cut to the first {limit:,} of {len(text):,} characters; the '
             f"full text is in runs.jsonl.</p>" if cut else "")
     c = f' class="{e(cls)}"' if cls else ""
     return Raw(f"<pre{c}>{inner}</pre>{note}")
+
+
+def _diff_line(line: str) -> str:
+    """One escaped diff line, in a span coloured by its kind (escaping keeps its start)."""
+    c = line[:1]
+    if c == "+":
+        kind = "meta" if line.startswith("+++") else "add"
+    elif c == "-":
+        kind = "meta" if line.startswith("---") else "del"
+    elif c == "@":
+        kind = "hunk" if line.startswith("@@") else ""
+    elif c in ("d", "i"):
+        kind = "meta" if line.startswith(("diff ", "index ")) else ""
+    else:
+        return line
+    return f'<span class="{kind}">{line}</span>' if kind else line
 
 
 def section(anchor: str, title: str, body: str) -> Raw:

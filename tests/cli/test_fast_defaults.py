@@ -50,3 +50,21 @@ def test_similarity_is_opt_in_and_says_what_it_does(tmp_path) -> None:
     first = proc.stderr.strip().splitlines()[0]
     assert first.startswith("similarity: embedding every agent diff") and "20 s" in first
     assert any(r["diff_similarity"] is not None for r in _results(tmp_path / "out"))
+
+
+GC_PROBE = ("import gc, sys\nfrom judgekit.cli import main\n"
+            "gc.set_threshold(int(sys.argv[1]), 10, 10)\n"
+            "main(['rubrics', 'list'])\n"
+            "print(gc.get_threshold()[0])\n")
+
+
+def test_a_command_collects_young_objects_less_often() -> None:
+    proc = _python(GC_PROBE, "700")
+    assert proc.returncode == 0, proc.stderr
+    assert int(proc.stdout.split()[-1]) >= 10_000
+
+
+def test_a_collector_turned_off_by_the_embedder_stays_off() -> None:
+    proc = _python(GC_PROBE, "0")
+    assert proc.returncode == 0, proc.stderr
+    assert int(proc.stdout.split()[-1]) == 0

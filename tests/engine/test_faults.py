@@ -62,6 +62,15 @@ def test_an_html_page_is_reported_as_such(server: FakeAPIServer, tmp_path: Path,
     assert "AttributeError" not in out.reason
 
 
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_json_of_another_shape_is_reported_as_not_the_apis(server: FakeAPIServer,
+                                                           tmp_path: Path, provider: str) -> None:
+    server.responder = lambda a, b: Reply(body='{"status": "ok", "items": []}')
+    [out] = Engine(config(server, tmp_path, provider, retry_attempts=2)).run(reqs(1))
+    assert out.state == "error" and "not the API's" in out.reason and "JSON" in out.reason
+    assert len(server.requests) == 2  # retried like any answer that is not the API's JSON
+
+
 def test_malformed_json_is_asked_again(server: FakeAPIServer, tmp_path: Path) -> None:
     server.responder = scripted(Reply.malformed_body(), then=lambda a, b: Reply.ok(GOOD))
     [out] = Engine(config(server, tmp_path)).run(reqs(1))
@@ -91,6 +100,7 @@ def test_two_engines_on_one_cache_pay_once(tmp_path: Path) -> None:
         for t in threads:
             t.join()
         assert srv.count() <= 63  # at most 1.05x the 60 calls of one engine
+    assert len(results) == 2  # both engines finished (opening one new cache together)
     for outs in results:
         assert all(o.state == "valid" and o.verdict == GOOD for o in outs)
     assert sum(not o.cached for outs in results for o in outs) == srv.count()

@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import json
 import os
@@ -140,6 +141,24 @@ class ClientPool(Generic[C]):
 def shared_ssl_context() -> ssl.SSLContext:
     """One TLS context for every client (building one reads the CA store: 0.1 s or more)."""
     return ssl.create_default_context()
+
+
+async def answer_json(raw: Any, expected: str, key: str) -> dict[str, Any]:
+    """The JSON object of a raw SDK answer (``with_raw_response``), read without building
+    the SDK's model objects; a :class:`BadAnswer` when it is not the API's JSON (an object
+    holding ``key``)."""
+    read = getattr(raw, "read", None)  # the SDKs' async raw answers are read with await;
+    body = read() if callable(read) else raw.content  # their legacy ones hold the bytes
+    if inspect.isawaitable(body):
+        body = await body
+    try:
+        data = json.loads(body)
+    except ValueError:
+        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
+        raise not_api_json(text, expected) from None
+    if not isinstance(data, dict) or key not in data:
+        raise not_api_json(json.dumps(data)[:2000], expected)
+    return data
 
 
 def not_api_json(answer: Any, expected: str) -> BadAnswer:

@@ -10,7 +10,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import anthropic
@@ -19,7 +18,7 @@ from judgekit.engine.config import EngineConfig
 from judgekit.engine.providers import (
     ClientPool,
     Completion,
-    not_api_json,
+    answer_json,
     params_for,
     reask_text,
     shared_ssl_context,
@@ -64,13 +63,8 @@ class AnthropicProvider:
         return body
 
     async def complete(self, req: JudgeRequest, messages: list[dict[str, Any]]) -> Completion:
-        try:
-            message = await self.pool.next().messages.create(**self._body(req, messages))
-        except json.JSONDecodeError as exc:
-            raise not_api_json(exc.doc, "Messages") from None
-        if not isinstance(message, anthropic.types.Message):
-            raise not_api_json(message, "Messages")
-        return parse_message(message)
+        raw = await self.pool.next().messages.with_raw_response.create(**self._body(req, messages))
+        return parse_message(await answer_json(raw, "Messages", "content"))
 
     def follow_up(self, req: JudgeRequest, completion: Completion,
                   problems: list[str]) -> list[dict[str, Any]]:
@@ -100,7 +94,7 @@ class AnthropicProvider:
         async for entry in decoder:
             result = entry.result
             if result.type == "succeeded":
-                out[entry.custom_id] = parse_message(result.message)
+                out[entry.custom_id] = parse_message(result.message.model_dump())
             else:
                 out[entry.custom_id] = f"batch request {result.type}"
         return out
@@ -109,41 +103,50 @@ class AnthropicProvider:
         await self.pool.aclose()
 
 
-def parse_message(message: Any) -> Completion:
-    """A :class:`Completion` from an Anthropic ``Message``."""
+def parse_message(message: dict[str, Any]) -> Completion:
+    """A :class:`Completion` from an Anthropic ``Message`` as JSON."""
     verdict: dict[str, Any] | None = None
     tool_id: str | None = None
     texts: list[str] = []
     content: list[dict[str, Any]] = []
-    for block in message.content or []:
-        kind = getattr(block, "type", None)
+    blocks = message.get("content")
+    for block in blocks if isinstance(blocks, list) else []:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
         if kind == "tool_use":
-            content.append({"type": "tool_use", "id": block.id, "name": block.name,
-                            "input": block.input})
+            content.append({"type": "tool_use", "id": block.get("id"), "name": block.get("name"),
+                            "input": block.get("input")})
             if tool_id is None:
-                tool_id = block.id
-                verdict = block.input if isinstance(block.input, dict) else None
-        elif kind == "text":
-            texts.append(block.text)
-            if block.text:
-                content.append({"type": "text", "text": block.text})
+                tool_id = block.get("id")
+                verdict = block.get("input") if isinstance(block.get("input"), dict) else None
+        elif kind == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+            if block["text"]:
+                content.append({"type": "text", "text": block["text"]})
     text = "\n".join(texts)
     problem = None
     if verdict is None:
         verdict = extract_json(text)
         if verdict is None:
             problem = "no verdict: the answer holds neither a tool call nor a JSON object"
-    if getattr(message, "stop_reason", None) == "max_tokens" and verdict is None:
+    if message.get("stop_reason") == "max_tokens" and verdict is None:
         problem = "the answer was cut off at max_tokens"
     if not content:
         content = [{"type": "text", "text": "(empty answer)"}]
-    u = message.usage
+    u = message.get("usage")
+    u = u if isinstance(u, dict) else {}
     usage = Usage(
-        input_tokens=u.input_tokens or 0,
-        output_tokens=u.output_tokens or 0,
-        cache_read_tokens=getattr(u, "cache_read_input_tokens", None) or 0,
-        cache_write_tokens=getattr(u, "cache_creation_input_tokens", None) or 0,
+        input_tokens=_count(u.get("input_tokens")),
+        output_tokens=_count(u.get("output_tokens")),
+        cache_read_tokens=_count(u.get("cache_read_input_tokens")),
+        cache_write_tokens=_count(u.get("cache_creation_input_tokens")),
     )
     return Completion(verdict=verdict, text=text, usage=usage,
                       assistant={"role": "assistant", "content": content},
                       tool_call_id=tool_id, parse_problem=problem)
+
+
+def _count(value: Any) -> int:
+    """A token count from the answer; anything but a non-negative integer counts 0."""
+    return value if type(value) is int and value > 0 else 0

@@ -15,13 +15,12 @@ import json
 from typing import Any
 
 import openai
-from openai.types.chat import ChatCompletion
 
 from judgekit.engine.config import EngineConfig
 from judgekit.engine.providers import (
     ClientPool,
     Completion,
-    not_api_json,
+    answer_json,
     params_for,
     reask_text,
     shared_ssl_context,
@@ -77,13 +76,9 @@ class OpenAIProvider:
         return body
 
     async def complete(self, req: JudgeRequest, messages: list[dict[str, Any]]) -> Completion:
-        try:
-            response = await self.pool.next().chat.completions.create(**self._body(req, messages))
-        except json.JSONDecodeError as exc:
-            raise not_api_json(exc.doc, "Chat Completions") from None
-        if not isinstance(response, ChatCompletion):
-            raise not_api_json(response, "Chat Completions")
-        return parse_completion(response)
+        raw = await self.pool.next().chat.completions.with_raw_response.create(
+            **self._body(req, messages))
+        return parse_completion(await answer_json(raw, "Chat Completions", "choices"))
 
     def follow_up(self, req: JudgeRequest, completion: Completion,
                   problems: list[str]) -> list[dict[str, Any]]:
@@ -126,13 +121,12 @@ class OpenAIProvider:
                     continue
                 row = json.loads(line)
                 response = row.get("response") or {}
-                if response.get("status_code") == 200 and isinstance(response.get("body"), dict):
-                    try:
-                        chat = ChatCompletion.model_validate(response["body"])
-                    except ValueError:
+                body = response.get("body")
+                if response.get("status_code") == 200 and isinstance(body, dict):
+                    if not isinstance(body.get("choices"), list):
                         out[row["custom_id"]] = "batch answer is not a chat completion"
                         continue
-                    out[row["custom_id"]] = parse_completion(chat)
+                    out[row["custom_id"]] = parse_completion(body)
                 else:
                     status = response.get("status_code", "failed")
                     out[row["custom_id"]] = f"batch request failed (HTTP {status})"
@@ -142,23 +136,36 @@ class OpenAIProvider:
         await self.pool.aclose()
 
 
-def parse_completion(response: Any) -> Completion:
-    """A :class:`Completion` from a ``ChatCompletion``."""
-    choice = response.choices[0] if response.choices else None
-    message = choice.message if choice is not None else None
-    text = (message.content or "") if message is not None else ""
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _count(value: Any) -> int:
+    """A token count from the answer; anything but a non-negative integer counts 0."""
+    return value if type(value) is int and value > 0 else 0
+
+
+def parse_completion(response: dict[str, Any]) -> Completion:
+    """A :class:`Completion` from a ``ChatCompletion`` as JSON."""
+    choices = response.get("choices")
+    choice = _dict(choices[0]) if isinstance(choices, list) and choices else None
+    message = _dict(choice.get("message")) if choice is not None else {}
+    content = message.get("content")
+    text = content if isinstance(content, str) else ""
     verdict: dict[str, Any] | None = None
     problem: str | None = None
     tool_id: str | None = None
     assistant: dict[str, Any] = {"role": "assistant", "content": text or None}
-    calls = (message.tool_calls or []) if message is not None else []
+    calls = [_dict(c) for c in message.get("tool_calls") or [] if isinstance(c, dict)]
     if calls:
         call = calls[0]
-        tool_id = call.id
-        assistant["tool_calls"] = [{"id": c.id, "type": "function", "function": {
-            "name": c.function.name, "arguments": c.function.arguments}} for c in calls]
+        tool_id = call.get("id")
+        assistant["tool_calls"] = [{"id": c.get("id"), "type": "function", "function": {
+            "name": _dict(c.get("function")).get("name"),
+            "arguments": _dict(c.get("function")).get("arguments")}} for c in calls]
+        arguments = _dict(call.get("function")).get("arguments")
         try:
-            parsed = json.loads(call.function.arguments or "")
+            parsed = json.loads(arguments or "") if isinstance(arguments, str) else None
             verdict = parsed if isinstance(parsed, dict) else None
         except ValueError:
             problem = "the function arguments are not valid JSON"
@@ -166,17 +173,15 @@ def parse_completion(response: Any) -> Completion:
         verdict = extract_json(text)
         if verdict is None:
             problem = "no verdict: the answer holds no JSON object"
-    if verdict is None and choice is not None and choice.finish_reason == "length":
+    if verdict is None and choice is not None and choice.get("finish_reason") == "length":
         problem = "the answer was cut off at max_tokens"
     if assistant["content"] is None and not calls:
         assistant["content"] = "(empty answer)"
-    u = response.usage
-    cached = 0
-    if u is not None and getattr(u, "prompt_tokens_details", None) is not None:
-        cached = u.prompt_tokens_details.cached_tokens or 0
+    u = _dict(response.get("usage"))
+    cached = _count(_dict(u.get("prompt_tokens_details")).get("cached_tokens"))
     usage = Usage(
-        input_tokens=max(0, (u.prompt_tokens or 0) - cached) if u else 0,
-        output_tokens=(u.completion_tokens or 0) if u else 0,
+        input_tokens=max(0, _count(u.get("prompt_tokens")) - cached),
+        output_tokens=_count(u.get("completion_tokens")),
         cache_read_tokens=cached,
     )
     return Completion(verdict=verdict, text=text, usage=usage, assistant=assistant,
