@@ -74,15 +74,34 @@ class CachedVerdict(BaseModel):
 def request_hash(provider: str, model: str, params: dict[str, Any], system: str, prompt: str,
                  schema: dict[str, Any], name: str, *, repeat: int = 0) -> str:
     """sha256 of everything that shapes the answer (never the item key or API key); a
-    repetition (``repeat`` > 0) of the same question has its own entry."""
-    fields: dict[str, Any] = {
-        "provider": provider, "model": model, "params": params, "system": system,
-        "prompt": prompt, "schema": schema, "name": name,
-    }
+    repetition (``repeat`` > 0) of the same question has its own entry.
+
+    The material is the canonical JSON of those fields, written piece by piece in key order
+    so that the parts every request shares (schema, system prompt) are encoded once.
+    """
+    dump = _json_text
+    parts = ['{"model":', dump(model), ',"name":', dump(name), ',"params":', dump(params),
+             ',"prompt":', dump(prompt), ',"provider":', dump(provider)]
     if repeat:
-        fields["repeat"] = repeat
-    material = canonical_json(fields)
-    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+        parts += [',"repeat":', dump(repeat)]
+    parts += [',"schema":', _shared_json(schema), ',"system":', _shared_json(system), "}"]
+    return hashlib.sha256("".join(parts).encode("utf-8")).hexdigest()
+
+
+_json_text = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+_shared: dict[int, tuple[Any, str]] = {}
+
+
+def _shared_json(value: Any) -> str:
+    """Canonical JSON of a value many requests hold (the same object), encoded once."""
+    found = _shared.get(id(value))
+    if found is not None and found[0] is value:
+        return found[1]
+    if len(_shared) > 1000:
+        _shared.clear()
+    text = _json_text(value)
+    _shared[id(value)] = (value, text)
+    return text
 
 
 class VerdictCache:

@@ -72,34 +72,33 @@ def parse_pair(text: str) -> tuple[str, str]:
     return left.strip(), right.strip()
 
 
-def _normalise_block(lines: list[str]) -> str:
-    kept = []
-    for line in lines:
-        if line.startswith(("index ", "similarity index ", "dissimilarity index ")):
-            continue
-        if line.startswith("@@"):
-            line = "@@"  # line numbers shift with unrelated context
-        squashed = " ".join(line.split())
-        if squashed:
-            kept.append(squashed)
-    return "\n".join(kept)
+#: Line breaks as ``str.splitlines`` knows them.
+_BREAKS = re.compile("\r\n|[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_FILE_START = re.compile(r"\n(?=diff --git )")
+_INDEX_LINE = re.compile(r"^(?:index |similarity index |dissimilarity index ).*$", re.MULTILINE)
+_HUNK_LINE = re.compile(r"^@@.*$", re.MULTILINE)
+_SPACES = re.compile(r"[^\S\n]+")
+_EDGE_SPACE = re.compile(r"^ | $", re.MULTILINE)
+_BLANK_LINES = re.compile(r"\n{2,}")
+
+
+def _normalise_block(block: str) -> str:
+    block = _INDEX_LINE.sub("", block)
+    block = _HUNK_LINE.sub("@@", block)  # line numbers shift with unrelated context
+    block = _EDGE_SPACE.sub("", _SPACES.sub(" ", block))
+    return _BLANK_LINES.sub("\n", block).strip("\n")
 
 
 def normalise_diff(diff: str) -> str:
     """``diff`` with whitespace runs squashed, blank lines, hunk offsets and index lines
     dropped, and file sections sorted, so reordered or re-spaced diffs compare equal."""
-    blocks: list[list[str]] = []
-    for line in diff.splitlines():
-        if line.startswith("diff --git ") or not blocks:
-            blocks.append([])
-        blocks[-1].append(line)
-    normalised = (_normalise_block(b) for b in blocks)
-    return "\n\n".join(sorted(n for n in normalised if n))
+    blocks = _FILE_START.split(_BREAKS.sub("\n", diff))
+    return "\n\n".join(sorted(n for n in map(_normalise_block, blocks) if n))
 
 
 def same_change(diff_a: str, diff_b: str) -> bool:
     """True when two diffs make the same change up to whitespace and file order."""
-    return normalise_diff(diff_a) == normalise_diff(diff_b)
+    return diff_a == diff_b or normalise_diff(diff_a) == normalise_diff(diff_b)
 
 
 def _candidate(run: RunResult, row: ScoredResult | None, exclude: Sequence[str]) -> Candidate:

@@ -127,3 +127,23 @@ def test_identical_requests_in_one_run_are_sent_once(server: FakeAPIServer, tmp_
     outs = Engine(config(server, tmp_path)).run(same)
     assert [o.key for o in outs] == ["dup0", "dup1", "dup2"]
     assert all(o.state == "valid" for o in outs) and len(server.requests) == 1
+
+
+def test_the_request_hash_is_the_sha256_of_the_fields_canonical_json() -> None:
+    # Caches written by earlier versions stay valid: the key is defined by the fields alone.
+    import hashlib
+
+    from judgekit.engine.cache import request_hash
+    from judgekit.engine.structured import canonical_json
+
+    schema = {"type": "object", "properties": {"w\u00e9": {"enum": ["A", "\u2028"]}}}
+    for repeat in (0, 2):
+        fields = {"provider": "anthropic", "model": "m", "params": {"max_tokens": 8},
+                  "system": "Judge \u00fc.", "prompt": 'Diff "a"\n\u2028', "schema": schema,
+                  "name": "submit"}
+        if repeat:
+            fields["repeat"] = repeat
+        expected = hashlib.sha256(canonical_json(fields).encode("utf-8")).hexdigest()
+        assert request_hash(fields["provider"], fields["model"], fields["params"],
+                            fields["system"], fields["prompt"], schema, fields["name"],
+                            repeat=repeat) == expected

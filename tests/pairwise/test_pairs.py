@@ -84,3 +84,42 @@ def test_bad_pair_spec_is_a_config_error(bad: str) -> None:
 def test_bad_select_is_a_config_error() -> None:
     with pytest.raises(ConfigError):
         plan_pairs([], select="worst")  # type: ignore[arg-type]
+
+
+def _normalise_line_by_line(diff: str) -> str:
+    """The definition ``normalise_diff`` follows, written plainly line by line (an oracle)."""
+    blocks: list[list[str]] = []
+    for line in diff.splitlines():
+        if line.startswith("diff --git ") or not blocks:
+            blocks.append([])
+        blocks[-1].append(line)
+    out = []
+    for block in blocks:
+        kept = []
+        for line in block:
+            if line.startswith(("index ", "similarity index ", "dissimilarity index ")):
+                continue
+            squashed = " ".join(("@@" if line.startswith("@@") else line).split())
+            if squashed:
+                kept.append(squashed)
+        if kept:
+            out.append("\n".join(kept))
+    return "\n\n".join(sorted(out))
+
+
+def test_normalised_diffs_match_the_line_by_line_definition() -> None:
+    import random
+
+    from judgekit.pairwise.pairs import normalise_diff
+
+    pieces = ["diff --git a/x.py b/x.py", "index 1a2b..3c4d 100644", "similarity index 90%",
+              "--- a/x.py", "+++ b/x.py", "@@ -1,3 +1,4 @@ def f():", "+    return  1",
+              "-\treturn 2", " context", "", "   ", "diff --git a/y.py b/y.py", "+a\u00a0 b",
+              "+tail\x1f", "index", "@@"]
+    breaks = ["\n", "\r\n", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\u2028"]
+    rng = random.Random(3)
+    for _ in range(3000):
+        lines = [rng.choice(pieces) for _ in range(rng.randint(0, 12))]
+        text = "".join(line + rng.choice(breaks if rng.random() < 0.2 else ["\n"])
+                       for line in lines)
+        assert normalise_diff(text) == _normalise_line_by_line(text), repr(text)
