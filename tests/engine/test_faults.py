@@ -67,7 +67,7 @@ def test_json_of_another_shape_is_reported_as_not_the_apis(server: FakeAPIServer
                                                            tmp_path: Path, provider: str) -> None:
     server.responder = lambda a, b: Reply(body='{"status": "ok", "items": []}')
     [out] = Engine(config(server, tmp_path, provider, retry_attempts=2)).run(reqs(1))
-    assert out.state == "error" and "not the API's" in out.reason and "JSON" in out.reason
+    assert out.state == "error" and "JSON of another shape, not the API's" in out.reason
     assert len(server.requests) == 2  # retried like any answer that is not the API's JSON
 
 

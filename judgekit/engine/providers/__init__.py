@@ -157,16 +157,17 @@ async def answer_json(raw: Any, expected: str, key: str) -> dict[str, Any]:
         text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
         raise not_api_json(text, expected) from None
     if not isinstance(data, dict) or key not in data:
-        raise not_api_json(json.dumps(data)[:2000], expected)
+        raise not_api_json(json.dumps(data)[:2000], expected, kind="JSON of another shape")
     return data
 
 
-def not_api_json(answer: Any, expected: str) -> BadAnswer:
-    """The error for a 200 answer that is not the API's JSON (e.g. a proxy's HTML page)."""
+def not_api_json(answer: Any, expected: str, kind: str | None = None) -> BadAnswer:
+    """The error for a 200 answer that is not the API's JSON (e.g. a proxy's HTML page);
+    ``kind`` names what it was when the caller knows."""
     text = answer if isinstance(answer, str) else repr(answer)
     head = " ".join(text[:2000].split())
     lowered = head.lower()
-    kind = ("an HTML page" if "<html" in lowered or "<!doctype" in lowered else
+    kind = kind or ("an HTML page" if "<html" in lowered or "<!doctype" in lowered else
             "malformed JSON" if head.startswith(("{", "[")) else
             "text that is not JSON" if isinstance(answer, str) else
             f"a {type(answer).__name__}")
