@@ -79,7 +79,7 @@ def request_hash(provider: str, model: str, params: dict[str, Any], system: str,
     The material is the canonical JSON of those fields, written piece by piece in key order
     so that the parts every request shares (schema, system prompt) are encoded once.
     """
-    dump = _json_text
+    dump = canonical_json
     parts = ['{"model":', dump(model), ',"name":', dump(name), ',"params":', dump(params),
              ',"prompt":', dump(prompt), ',"provider":', dump(provider)]
     if repeat:
@@ -88,7 +88,6 @@ def request_hash(provider: str, model: str, params: dict[str, Any], system: str,
     return hashlib.sha256("".join(parts).encode("utf-8")).hexdigest()
 
 
-_json_text = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
 _shared: dict[int, tuple[Any, str]] = {}
 
 
@@ -99,7 +98,7 @@ def _shared_json(value: Any) -> str:
         return found[1]
     if len(_shared) > 1000:
         _shared.clear()
-    text = _json_text(value)
+    text = canonical_json(value)
     _shared[id(value)] = (value, text)
     return text
 

@@ -103,6 +103,9 @@ def schema_problems(verdict: Any, schema: dict[str, Any], limit: int = 10) -> li
     return sorted(problems)
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_json(value: Any) -> str:
     """Deterministic JSON text (sorted keys, no spaces): the basis of cache keys."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(value)

@@ -161,6 +161,11 @@ async def answer_json(raw: Any, expected: str, key: str) -> dict[str, Any]:
     return data
 
 
+def token_count(value: Any) -> int:
+    """A token count from an answer; anything but a non-negative integer counts 0."""
+    return value if type(value) is int and value > 0 else 0
+
+
 def not_api_json(answer: Any, expected: str, kind: str | None = None) -> BadAnswer:
     """The error for a 200 answer that is not the API's JSON (e.g. a proxy's HTML page);
     ``kind`` names what it was when the caller knows."""

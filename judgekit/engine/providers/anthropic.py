@@ -22,6 +22,7 @@ from judgekit.engine.providers import (
     params_for,
     reask_text,
     shared_ssl_context,
+    token_count,
 )
 from judgekit.engine.structured import extract_json
 from judgekit.engine.types import JudgeRequest, Usage
@@ -137,16 +138,11 @@ def parse_message(message: dict[str, Any]) -> Completion:
     u = message.get("usage")
     u = u if isinstance(u, dict) else {}
     usage = Usage(
-        input_tokens=_count(u.get("input_tokens")),
-        output_tokens=_count(u.get("output_tokens")),
-        cache_read_tokens=_count(u.get("cache_read_input_tokens")),
-        cache_write_tokens=_count(u.get("cache_creation_input_tokens")),
+        input_tokens=token_count(u.get("input_tokens")),
+        output_tokens=token_count(u.get("output_tokens")),
+        cache_read_tokens=token_count(u.get("cache_read_input_tokens")),
+        cache_write_tokens=token_count(u.get("cache_creation_input_tokens")),
     )
     return Completion(verdict=verdict, text=text, usage=usage,
                       assistant={"role": "assistant", "content": content},
                       tool_call_id=tool_id, parse_problem=problem)
-
-
-def _count(value: Any) -> int:
-    """A token count from the answer; anything but a non-negative integer counts 0."""
-    return value if type(value) is int and value > 0 else 0

@@ -24,6 +24,7 @@ from judgekit.engine.providers import (
     params_for,
     reask_text,
     shared_ssl_context,
+    token_count,
 )
 from judgekit.engine.structured import extract_json
 from judgekit.engine.types import JudgeRequest, Usage
@@ -140,10 +141,6 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _count(value: Any) -> int:
-    """A token count from the answer; anything but a non-negative integer counts 0."""
-    return value if type(value) is int and value > 0 else 0
-
 
 def parse_completion(response: dict[str, Any]) -> Completion:
     """A :class:`Completion` from a ``ChatCompletion`` as JSON."""
@@ -178,10 +175,10 @@ def parse_completion(response: dict[str, Any]) -> Completion:
     if assistant["content"] is None and not calls:
         assistant["content"] = "(empty answer)"
     u = _dict(response.get("usage"))
-    cached = _count(_dict(u.get("prompt_tokens_details")).get("cached_tokens"))
+    cached = token_count(_dict(u.get("prompt_tokens_details")).get("cached_tokens"))
     usage = Usage(
-        input_tokens=max(0, _count(u.get("prompt_tokens")) - cached),
-        output_tokens=_count(u.get("completion_tokens")),
+        input_tokens=max(0, token_count(u.get("prompt_tokens")) - cached),
+        output_tokens=token_count(u.get("completion_tokens")),
         cache_read_tokens=cached,
     )
     return Completion(verdict=verdict, text=text, usage=usage, assistant=assistant,
