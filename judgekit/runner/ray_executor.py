@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from judgekit.errors import ConfigError
+from judgekit.runner.process import Cancelled
 from judgekit.runner.units import Unit, UnitRunner
 from judgekit.runs.models import RunResult
 
@@ -39,8 +40,42 @@ def _ray() -> Any:
 
 
 def _run_unit(runner: UnitRunner, unit: Unit) -> str:
-    """Body of the Ray task: run one unit on the worker, return the result as JSON."""
-    return runner(unit).model_dump_json(exclude_none=True)
+    """Body of the Ray task: run one unit on the worker, return the result as JSON.
+
+    Ray cancels a running task by interrupting the worker's main thread, which would raise
+    ``KeyboardInterrupt`` at whatever line the unit is on: between creating a workspace and
+    the code that removes it, or while holding a lock. So the unit runs in a thread of its
+    own, and while it runs the interrupt only sets the same ``cancel`` event the local
+    executor uses: the attempt ends its commands and removes its workspace, then the task
+    ends as cancelled.
+    """
+    cancel = threading.Event()
+    outcome: list[RunResult | BaseException] = []
+
+    def body() -> None:
+        try:
+            outcome.append(runner(unit, cancel))
+        except BaseException as exc:  # noqa: BLE001 - handed to the task's thread below
+            outcome.append(exc)
+
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGINT) if in_main else None
+    if in_main:
+        signal.signal(signal.SIGINT, lambda *_: cancel.set())
+    try:
+        worker = threading.Thread(target=body, name="judgekit-unit", daemon=True)
+        worker.start()
+        while worker.is_alive():
+            worker.join(0.1)
+    finally:
+        if in_main:
+            signal.signal(signal.SIGINT, previous)
+    result = outcome[0]
+    if isinstance(result, Cancelled) or (cancel.is_set() and isinstance(result, BaseException)):
+        raise KeyboardInterrupt("the unit was cancelled")
+    if isinstance(result, BaseException):
+        raise result
+    return result.model_dump_json(exclude_none=True)
 
 
 class RayExecutor:

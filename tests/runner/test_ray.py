@@ -76,9 +76,11 @@ def test_a_ray_run_stopped_halfway_is_completed_by_a_resumed_run(
         if len(first) == 3:
             cancel.set()  # the driver goes away with units still queued or running
 
+    executor = RayExecutor(cpus_per_attempt=1)
     summary = run_suite(suite, plan, out, progress=stop_after_three, cancel=cancel,
-                        executor=RayExecutor(cpus_per_attempt=1))
+                        executor=executor)
     assert summary.cancelled and 3 <= summary.written < 8
+    assert executor.lost == [], "a cancelled unit is not a lost one"
     assert list(workspaces.iterdir()) == [], "cancelled attempts remove their workspaces"
     lines_before = out.read_text().splitlines()
     plan.resume = True
