@@ -385,7 +385,8 @@ def strip_paths(diff: str, exclude: Sequence[str] = DEFAULT_INFRA_PATHS) -> str:
             if not text.startswith("diff --git "):
                 kept.append(text)
                 continue
-            if not any(is_excluded(p, exclude) for p in _git_section(text).paths):
+            paths = _git_section(text, with_hunks=False).paths
+            if not any(is_excluded(p, exclude) for p in paths):
                 kept.append(text)
         out = "".join(kept)
         return out if not out or out.endswith("\n") else out + "\n"

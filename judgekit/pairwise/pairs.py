@@ -72,28 +72,29 @@ def parse_pair(text: str) -> tuple[str, str]:
     return left.strip(), right.strip()
 
 
-#: Line breaks as ``str.splitlines`` knows them.
-_BREAKS = re.compile("\r\n|[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-_FILE_START = re.compile(r"\n(?=diff --git )")
-_INDEX_LINE = re.compile(r"^(?:index |similarity index |dissimilarity index ).*$", re.MULTILINE)
-_HUNK_LINE = re.compile(r"^@@.*$", re.MULTILINE)
-_SPACES = re.compile(r"[^\S\n]+")
-_EDGE_SPACE = re.compile(r"^ | $", re.MULTILINE)
-_BLANK_LINES = re.compile(r"\n{2,}")
-
-
-def _normalise_block(block: str) -> str:
-    block = _INDEX_LINE.sub("", block)
-    block = _HUNK_LINE.sub("@@", block)  # line numbers shift with unrelated context
-    block = _EDGE_SPACE.sub("", _SPACES.sub(" ", block))
-    return _BLANK_LINES.sub("\n", block).strip("\n")
+#: Lines a diff carries that say nothing about the change (blob ids, rename scores).
+_DROPPED = ("index ", "similarity index ", "dissimilarity index ")
 
 
 def normalise_diff(diff: str) -> str:
     """``diff`` with whitespace runs squashed, blank lines, hunk offsets and index lines
-    dropped, and file sections sorted, so reordered or re-spaced diffs compare equal."""
-    blocks = _FILE_START.split(_BREAKS.sub("\n", diff))
-    return "\n\n".join(sorted(n for n in map(_normalise_block, blocks) if n))
+    dropped, and file sections sorted, so reordered or re-spaced diffs compare equal.
+
+    One pass over the lines (``str.splitlines``, so every line break Python knows ends a
+    line); hunk headers become ``@@``, since line numbers shift with unrelated context.
+    """
+    blocks: list[list[str]] = []
+    kept: list[str] | None = None
+    for line in diff.splitlines():
+        if kept is None or line.startswith("diff --git "):
+            kept = []
+            blocks.append(kept)
+        if line.startswith(_DROPPED):
+            continue
+        squashed = "@@" if line.startswith("@@") else " ".join(line.split())
+        if squashed:
+            kept.append(squashed)
+    return "\n\n".join(sorted("\n".join(block) for block in blocks if block))
 
 
 def same_change(diff_a: str, diff_b: str) -> bool:

@@ -25,9 +25,18 @@ SYSTEM_FILE = "pairwise_system.md"
 ITEM_FILE = "pairwise_item.md"
 
 
+_BACKTICKS = re.compile(r"`+")
+
+
+def _longest_backticks(text: str) -> int:
+    if "`" not in text:
+        return 0
+    return max(len(m) for m in _BACKTICKS.findall(text))
+
+
 def fence(content: str, info: str = "") -> str:
     """Fence ``content`` with more backticks than its longest backtick run (at least 3)."""
-    longest = max((len(m) for m in re.findall(r"`+", content)), default=0)
+    longest = _longest_backticks(content)
     ticks = "`" * max(3, longest + 1)
     body = content if content.endswith("\n") or not content else content + "\n"
     return f"{ticks}{info}\n{body}{ticks}"
@@ -35,8 +44,7 @@ def fence(content: str, info: str = "") -> str:
 
 def inline_code(text: str) -> str:
     """``text`` as Markdown inline code, safe against backticks inside it."""
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    ticks = "`" * (longest + 1)
+    ticks = "`" * (_longest_backticks(text) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
@@ -111,10 +119,9 @@ def _diff_block(diff: str, max_chars: int = MAX_DIFF_CHARS) -> str:
     return fence(shorten(diff, max_chars), "diff")
 
 
-def render_item(pair: PlannedPair, *, swap: bool = False, reference: str | None = None,
-                context: str | None = None, max_diff_chars: int = MAX_DIFF_CHARS) -> str:
-    """The per-item prompt for one order: ``swap=False`` shows ``pair.a`` as Solution A."""
-    first, second = (pair.b, pair.a) if swap else (pair.a, pair.b)
+def _fields(pair: PlannedPair, reference: str | None, context: str | None,
+            max_diff_chars: int) -> dict[str, str]:
+    """The template's fields for order 1 (``pair.a`` shown as Solution A)."""
     task = pair.task
     ref = ""
     if reference is not None:
@@ -126,13 +133,28 @@ def render_item(pair: PlannedPair, *, swap: bool = False, reference: str | None 
         ctx = ("\n## Code around the changed lines\n\nFrom the repository before either "
                f"change, to judge its conventions.\n\n{fence(context)}\n")
     description = (task.description or "").strip()
-    return template(ITEM_FILE).substitute(
+    return dict(
         repository=task.repo or "(not recorded)",
         language=task.language or "(not recorded)",
         test_command=inline_code(task.test_command) if task.test_command else "(not recorded)",
         description=fence(description) if description else "(not recorded)",
-        outcome_a=outcome_text(first), outcome_b=outcome_text(second),
-        diff_a=_diff_block(first.diff, max_diff_chars),
-        diff_b=_diff_block(second.diff, max_diff_chars),
+        outcome_a=outcome_text(pair.a), outcome_b=outcome_text(pair.b),
+        diff_a=_diff_block(pair.a.diff, max_diff_chars),
+        diff_b=_diff_block(pair.b.diff, max_diff_chars),
         reference=ref, context=ctx,
     )
+
+
+def _swapped(fields: dict[str, str]) -> dict[str, str]:
+    return {**fields, "outcome_a": fields["outcome_b"], "outcome_b": fields["outcome_a"],
+            "diff_a": fields["diff_b"], "diff_b": fields["diff_a"]}
+
+
+def render_orders(pair: PlannedPair, *, reference: str | None = None,
+                  context: str | None = None,
+                  max_diff_chars: int = MAX_DIFF_CHARS) -> tuple[str, str]:
+    """The prompts of both orders: order 1 shows ``pair.a`` as Solution A, order 2 shows
+    ``pair.b`` there. The fenced diffs and the task part are built once for both."""
+    fields = _fields(pair, reference, context, max_diff_chars)
+    item = template(ITEM_FILE)
+    return item.substitute(fields), item.substitute(_swapped(fields))

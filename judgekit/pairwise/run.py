@@ -22,7 +22,7 @@ from judgekit.pairwise.context import code_context
 from judgekit.pairwise.flip import OrderState, combine, identical_outcome
 from judgekit.pairwise.options import PairwiseOptions
 from judgekit.pairwise.pairs import GOLD, PlannedPair, changed_ranges, collect, plan_pairs
-from judgekit.pairwise.prompt import render_item, system_prompt
+from judgekit.pairwise.prompt import render_orders, system_prompt
 from judgekit.pairwise.report import DimensionRecord, OrderRecord, PairRecord, PairwiseReport
 from judgekit.pairwise.verdict import DIMENSIONS, OrderVerdict, verdict_problems, verdict_schema
 from judgekit.runs.models import RunResult
@@ -114,12 +114,11 @@ def build_requests(pair: PlannedPair, options: PairwiseOptions, context: str | N
                  if shows_reference(pair, options) else None)
     system, schema = system_prompt(), verdict_schema()
     key = _pair_key(pair)
-    return [JudgeRequest(key=f"{key}/order{n}", system=system, schema=schema,
-                         prompt=render_item(pair, swap=swap, reference=reference,
-                                            context=context,
-                                            max_diff_chars=options.max_diff_chars),
+    prompts = render_orders(pair, reference=reference, context=context,
+                            max_diff_chars=options.max_diff_chars)
+    return [JudgeRequest(key=f"{key}/order{n}", system=system, schema=schema, prompt=prompt,
                          name=VERDICT_NAME, check=verdict_problems)
-            for n, swap in ((1, False), (2, True))]
+            for n, prompt in enumerate(prompts, start=1)]
 
 
 def stability_requests(requests: Sequence[JudgeRequest], options: PairwiseOptions

@@ -26,12 +26,15 @@ def test_rendered_prompt_fences_both_diffs_without_infra_paths() -> None:
 
 
 def test_prompt_gives_task_facts_and_each_test_outcome() -> None:
-    order1, _ = build_requests(_pair(), PairwiseOptions(), None)
+    order1, order2 = build_requests(_pair(), PairwiseOptions(), None)
     p = order1.prompt
     assert "acme/calc" in p and "python" in p and "pytest tests/test_calc.py" in p
     assert "div crashes on zero" in p
     a, b = p.index("## Solution A"), p.index("## Solution B")
     assert "passed" in p[a:b] and "failed" in p[b:]
+    swapped = order2.prompt
+    a, b = swapped.index("## Solution A"), swapped.index("## Solution B")
+    assert "failed" in swapped[a:b] and "passed" in swapped[b:], "order 2 swaps the outcomes"
 
 
 def test_fence_is_longer_than_any_backtick_run_inside() -> None:
