@@ -1,15 +1,16 @@
 """Embeddings from the cached int8 ONNX model with onnxruntime: no torch at run time.
 
-Loading is a tokenizer file and an inference session (a fraction of a second), which is
+Loading is a tokenizer file and inference sessions (a fraction of a second), which is
 what makes a one-query ``judgekit search`` fast. Texts are tokenised by the Rust
 tokenizer one group ahead of the model and run one text at a time, unpadded: dynamic
 quantisation scales activations by the range of the whole input, so a text's vector would
 otherwise depend on the texts (and the padding) batched with it, and on a CPU unpadded
-single texts are also the fastest (measured: no padding work at all).
+single texts are also the fastest.
 
-On a shared machine every thread count may be the wrong one, so two sessions are opened
-(all cores and half of them) and :class:`~judgekit.index.threads.ThreadTuner` picks between
-them batch by batch; idle threads sleep instead of spinning.
+The cores work in parallel on different texts: one single-threaded session per core,
+each pulling the next text (longest first) from a shared counter. A text's work is a
+whole forward pass on one core, so nothing waits at a per-operator barrier
+(``python bench/index_speed.py`` reports the rate).
 
 Example:
     >>> emb = OnnxEmbedder.from_export(find_export(model_dir), model_dir)   # doctest: +SKIP
@@ -19,8 +20,9 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 import os
-import time
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,9 +30,8 @@ from typing import Any
 import numpy as np
 
 from judgekit.errors import ConfigError
-from judgekit.index.batching import pipelined, token_batches
+from judgekit.index.batching import pipelined
 from judgekit.index.onnx_export import OnnxExport
-from judgekit.index.threads import ThreadTuner
 from judgekit.index.tokens import ModelTokenizer, allow_parallelism
 
 #: Texts tokenised per group (the next group is tokenised while this one runs).
@@ -52,7 +53,7 @@ class OnnxEmbedder:
     device = "cpu"
     dtype = "int8"
 
-    def __init__(self, info: OnnxExport, tokenizer: ModelTokenizer, sessions: dict[int, Any], name: str) -> None:
+    def __init__(self, info: OnnxExport, tokenizer: ModelTokenizer, sessions: list[Any], name: str) -> None:
         self.info = info
         self.name = name
         self.tokenizer = tokenizer
@@ -66,7 +67,6 @@ class OnnxEmbedder:
         self.fallback: str | None = None
         self.gpu_utilisation: float | None = None
         self.last_threads: int | None = None
-        self.tune_threads = True
 
     @classmethod
     def from_export(cls, info: OnnxExport, model_dir: Path, name: str | None = None) -> OnnxEmbedder:
@@ -77,18 +77,15 @@ class OnnxEmbedder:
         tokenizer = ModelTokenizer.from_dir(model_dir, info.max_length)
         if tokenizer is None:
             raise ConfigError(f"{model_dir}: no tokenizer.json for the ONNX backend")
-        cores = cpu_count()
-        counts = sorted({cores, max(1, cores // 2)}, reverse=True)
-        sessions = {}
-        for n in counts:
+        sessions = []
+        for _ in range(cpu_count()):
             opts = ort.SessionOptions()
-            opts.intra_op_num_threads = n
+            opts.intra_op_num_threads = 1
             opts.inter_op_num_threads = 1
-            opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
             opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
             opts.log_severity_level = 3
             try:
-                sessions[n] = ort.InferenceSession(info.path, opts, providers=["CPUExecutionProvider"])
+                sessions.append(ort.InferenceSession(info.path, opts, providers=["CPUExecutionProvider"]))
             except Exception as exc:  # onnxruntime raises its own exception types
                 raise ConfigError(f"cannot load {info.path}: {exc}".splitlines()[0]) from exc
         return cls(info, tokenizer, sessions, name or info.source)
@@ -100,16 +97,21 @@ class OnnxEmbedder:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-length float32 embeddings, one row per text, in input order."""
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        tuner = ThreadTuner(max(self._sessions)) if self.tune_threads and len(self._sessions) > 1 else None
-        for offset, ids in pipelined(list(texts), self.tokenizer.encode, GROUP):
-            for batch in token_batches(ids, budget=1, max_rows=1, pad_id=self.tokenizer.pad_id, multiple=1):
-                threads = tuner.choose() if tuner is not None else max(self._sessions)
-                began = time.perf_counter()
-                out[offset + batch.rows] = self._run(self._sessions[threads], batch.input_ids, batch.attention_mask)
-                if tuner is not None:
-                    tuner.record(threads, batch.tokens, time.perf_counter() - began)
-        if tuner is not None:
-            self.last_threads = tuner.best()
+        sessions = self._sessions if len(texts) > 1 else self._sessions[:1]
+        with ThreadPoolExecutor(max_workers=len(sessions), thread_name_prefix="judgekit-onnx") as pool:
+            for offset, ids in pipelined(list(texts), self.tokenizer.encode, GROUP):
+                order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))  # longest first: even finish
+                counter = itertools.count()  # next() on it is atomic under the GIL
+
+                def work(session: Any, ids: list[list[int]] = ids, order: list[int] = order,
+                         counter: Any = counter, offset: int = offset) -> None:
+                    while (k := next(counter)) < len(order):
+                        row = np.asarray([ids[order[k]]], dtype=np.int64)
+                        out[offset + order[k]] = self._run(session, row, np.ones_like(row))[0]
+
+                for done in [pool.submit(work, s) for s in sessions]:
+                    done.result()
+        self.last_threads = len(sessions)
         return out
 
     def _run(self, session: Any, input_ids: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -124,3 +124,13 @@ def test_code_around_works_without_torch(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["a = 1", "b = 2", "c = 3"]
+
+
+def test_onnx_vectors_do_not_depend_on_neighbours_or_on_which_core_ran_them(embedder: Any) -> None:
+    """Each text is one unpadded forward pass on one core's session, in whatever order the
+    cores take them: the same text gets the same vector in any company."""
+    pytest.importorskip("onnxruntime")
+    forward = embedder.encode(TEXTS)
+    backward = embedder.encode(TEXTS[::-1])[::-1]
+    alone = np.stack([embedder.encode([t])[0] for t in TEXTS])
+    assert np.allclose(forward, backward, atol=1e-6) and np.allclose(forward, alone, atol=1e-6)
