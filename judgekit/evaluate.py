@@ -8,7 +8,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -86,6 +86,7 @@ def evaluate(
     tasks: Sequence[str | Path] | None = None,
     keep_runs: bool = True,
     adapters: Sequence[Adapter] | None = None,
+    while_judging: Callable[[EvalResult], Iterable[object]] | None = None,
 ) -> EvalResult:
     """Load runs (or take loaded results), score them, and judge them when a judge is given.
 
@@ -94,6 +95,9 @@ def evaluate(
     files whose tasks fill fields the run files leave out (see :mod:`judgekit.runs.enrich`);
     what they filled is ``result.enrichment``. ``adapters`` replaces the default readers of
     other harnesses' files (e.g. ``make_adapters(swebench_logs=...)``).
+    ``while_judging`` is given the scored result and returns work that does not depend on
+    the verdicts (e.g. :meth:`judgekit.report.PreparedParts.steps`); the engine advances it
+    between model calls (:meth:`judgekit.engine.Engine.between_calls`).
     ``similarity=True`` adds the embedding similarity of diffs (the index extra); it is off
     by default. Load-time warnings (files reached twice, duplicate results, skipped files)
     head ``summary.warnings``. ``keep_runs=False`` (only without a judge and without
@@ -131,6 +135,8 @@ def evaluate(
 
     config = judge if isinstance(judge, EngineConfig) else EngineConfig(model=str(judge))
     engine = Engine(config)
+    if while_judging is not None:
+        engine.between_calls(while_judging(result))
     if pairwise:
         from judgekit.pairwise import run_pairwise
 

@@ -71,9 +71,16 @@ def run(args: argparse.Namespace) -> int:
     announce_similarity(args)
     captured = io.StringIO()
     source, load_kwargs = inputs_of(args, evaluate)
+    prepared = None
+    if args.out and not dry_run:  # the report's diffs are rendered while the calls wait
+        from judgekit.report.prepare import PreparedParts
+
+        prepared = PreparedParts()
     with contextlib.redirect_stderr(captured) if dry_run else contextlib.nullcontext():
         result = evaluate(
             source, judge=config, pairwise=pairwise, audit=audit,
+            while_judging=(lambda r: prepared.steps(r.runs, r.summary.results))
+            if prepared is not None else None,
             **load_kwargs, **scoring_kwargs(args),
             pairwise_options=_pairwise().pairwise_options_from_args(args) if pairwise else None,
             audit_options=_audit().audit_options_from_args(args) if audit else None)
@@ -94,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         from judgekit.report import write_reports
 
-        report = write_reports(result, args.out)
+        report = write_reports(result, args.out, prepared=prepared)
     table = not args.json and not args.out
     if args.json:
         print_json(summary.as_json())

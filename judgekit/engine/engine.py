@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from judgekit.engine import batch as batch_api
@@ -74,6 +74,8 @@ class Engine:
         #: why scheduling stopped (an authentication or permission failure), if it did.
         self.stopped: str | None = None
         self._owner = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        self._background: list[Iterator[object]] = []
+        self._advancing: asyncio.Task[None] | None = None
         known = self.prices.known(config.provider, config.model_name)
         if config.max_cost_usd is not None and not known and not config.dry_run:
             raise ConfigError(f"--max-cost cannot be held: no price is known for "
@@ -86,13 +88,46 @@ class Engine:
         return self._spent
 
     # -- public ---------------------------------------------------------------------
-    def run(self, requests: Sequence[JudgeRequest]) -> list[ItemOutcome]:
+    def run(self, requests: Iterable[JudgeRequest], *, total: int | None = None
+            ) -> list[ItemOutcome]:
         """Synchronous :meth:`arun` (not from inside a running event loop)."""
-        return asyncio.run(self.arun(requests))
+        return asyncio.run(self.arun(requests, total=total))
 
-    async def arun(self, requests: Sequence[JudgeRequest]) -> list[ItemOutcome]:
-        """One outcome per request, in the same order."""
-        reqs = list(requests)
+    async def arun(self, requests: Iterable[JudgeRequest], *, total: int | None = None
+                   ) -> list[ItemOutcome]:
+        """One outcome per request, in the same order.
+
+        ``requests`` may be a lazy iterable: it is read as the calls go out, so the first
+        calls are in flight while later requests are still being built (give ``total``, the
+        number it will yield, for the progress display). A dry run and ``--batch`` read it
+        whole first.
+        """
+        if self.config.dry_run or self.config.batch or isinstance(requests, Sequence):
+            return await self._arun_all(list(requests))
+        cache = self._open_cache()
+        try:
+            self._start_note()
+            self._event(EngineEvent("start", items=total or 0))
+            try:
+                return await self._stream(iter(requests), cache)
+            finally:
+                self._event(EngineEvent("end"))
+        finally:
+            self._close_cache(cache)
+
+    def _start_note(self) -> None:
+        if self._unknown_price:
+            self._note(f"warning: no price known for {redact(self.config.model)}; "
+                       "its cost counts as $0")
+            self._unknown_price = False
+
+    def _close_cache(self, cache: VerdictCache | None) -> None:
+        if cache is not None:
+            with contextlib.suppress(Exception):
+                cache.release_all(self._owner)
+            cache.close()
+
+    async def _arun_all(self, reqs: list[JudgeRequest]) -> list[ItemOutcome]:
         hashes = self._hashes(reqs)
         cache = self._open_cache()
         try:
@@ -105,10 +140,7 @@ class Engine:
                     for i in idxs:
                         outcomes[i] = self._outcome(reqs[i], "unscored", reason="dry run")
                 return [o for o in outcomes if o is not None]
-            if self._unknown_price:
-                self._note(f"warning: no price known for {redact(self.config.model)}; "
-                           "its cost counts as $0")
-                self._unknown_price = False
+            self._start_note()
             self._event(EngineEvent("start", items=len(reqs), to_ask=len(todo)))
             if served:
                 self._event(EngineEvent("item", cached=True, count=served, state="valid"))
@@ -119,10 +151,34 @@ class Engine:
                 self._event(EngineEvent("end"))
             return [o for o in outcomes if o is not None]
         finally:
-            if cache is not None:
-                with contextlib.suppress(Exception):
-                    cache.release_all(self._owner)
-                cache.close()
+            self._close_cache(cache)
+
+    def between_calls(self, work: Iterable[object]) -> None:
+        """Advance ``work`` one step at a time while this engine's calls are in flight.
+
+        For work that does not depend on the answers (rendering a report's diffs, say): it
+        fills the time the engine spends waiting for the provider. Each step should be
+        short, since an answer that arrives during a step waits for it. Steps run only
+        while a run makes calls, after its requests are all read; what is left when the
+        calls end stays for the caller to finish. A step that raises ends its work, and the
+        caller meets the error again when it does that work itself.
+        """
+        self._background.append(iter(work))
+
+    async def _advance_background(self) -> None:
+        while self._background:
+            await asyncio.sleep(0)  # one step per turn of the event loop, after the calls
+            work = self._background[0]
+            try:
+                next(work)
+            except StopIteration:
+                self._background.pop(0)
+            except Exception:  # noqa: BLE001  the caller meets it when it finishes the work
+                self._background.pop(0)
+
+    def _start_background(self) -> None:
+        if self._background and self._advancing is None:
+            self._advancing = asyncio.create_task(self._advance_background())
 
     def estimate(self, requests: Sequence[JudgeRequest]) -> Estimate:
         """Calls a run would make (one per item to ask), items already cached, and the
@@ -151,9 +207,12 @@ class Engine:
             if r.key in seen:
                 raise ConfigError(f"duplicate request key {r.key!r}")
             seen.add(r.key)
+        return [self._hash(r) for r in reqs]
+
+    def _hash(self, r: JudgeRequest) -> str:
         c = self.config
-        return [request_hash(c.provider, c.model_name, self._params, r.system, r.prompt,
-                             r.schema, r.name, repeat=r.repeat) for r in reqs]
+        return request_hash(c.provider, c.model_name, self._params, r.system, r.prompt,
+                            r.schema, r.name, repeat=r.repeat)
 
     def _open_cache(self) -> VerdictCache | None:
         if not self.config.use_cache:
@@ -181,15 +240,22 @@ class Engine:
         outcomes: list[ItemOutcome | None] = [None] * len(reqs)
         todo: dict[str, list[int]] = {}
         for i, (req, h) in enumerate(zip(reqs, hashes)):
-            if h in todo:
-                todo[h].append(i)
-                continue
-            hit = self._from_cache(req, cache.get(h)) if cache is not None else None
-            if hit is not None:
-                outcomes[i] = hit
-            else:
-                todo[h] = [i]
+            self._place(i, req, h, cache, outcomes, todo)
         return outcomes, todo
+
+    def _place(self, i: int, req: JudgeRequest, h: str, cache: VerdictCache | None,
+               outcomes: list[ItemOutcome | None], todo: dict[str, list[int]]) -> bool:
+        """Request ``i`` is a copy of an item already planned, a cache hit (its outcome is
+        filled in) or a new item to ask (True)."""
+        if h in todo:
+            todo[h].append(i)
+            return False
+        hit = self._from_cache(req, cache.get(h)) if cache is not None else None
+        if hit is not None:
+            outcomes[i] = hit
+            return False
+        todo[h] = [i]
+        return True
 
     def _checks_pass(self, req: JudgeRequest, verdict: dict[str, Any]) -> bool:
         try:
@@ -256,15 +322,80 @@ class Engine:
         self._event(EngineEvent("call", cost=cost))
 
     # -- calling --------------------------------------------------------------------
-    async def _call_all(self, reqs: list[JudgeRequest], todo: dict[str, list[int]],
-                        outcomes: list[ItemOutcome | None], cache: VerdictCache | None) -> None:
+    @contextlib.asynccontextmanager
+    async def _calling(self, cache: VerdictCache | None) -> Any:
+        """The provider and the concurrency limiter of one run, with claims kept alive."""
         provider = make_provider(self.config)
         limiter = AdaptiveLimiter(self.config.concurrency)
         self._settled = asyncio.Condition()
-        read_batches: list[str] = []
         renewer = (asyncio.create_task(self._renew_claims(cache))
                    if cache is not None and not self.config.batch else None)
         try:
+            yield provider, limiter
+        finally:
+            if self._advancing is not None:
+                self._advancing.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._advancing
+                self._advancing = None
+            if renewer is not None:
+                renewer.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await renewer
+            self._settled = None
+            await provider.aclose()
+
+    async def _stream(self, requests: Iterator[JudgeRequest],
+                      cache: VerdictCache | None) -> list[ItemOutcome]:
+        """Ask each request as it is read; the reader yields to the calls after each one."""
+        outcomes: list[ItemOutcome | None] = []
+        todo: dict[str, list[int]] = {}
+        reqs: list[JudgeRequest] = []
+        tasks: list[asyncio.Task[ItemOutcome]] = []
+        keys: set[str] = set()
+        async with self._calling(cache) as (provider, limiter):
+            try:
+                for i, req in enumerate(requests):
+                    if req.key in keys:
+                        raise ConfigError(f"duplicate request key {req.key!r}")
+                    keys.add(req.key)
+                    reqs.append(req)
+                    outcomes.append(None)
+                    h = self._hash(req)
+                    if self._place(i, req, h, cache, outcomes, todo):
+                        tasks.append(asyncio.create_task(
+                            self._item(provider, limiter, cache, req, h, None)))
+                    elif (hit := outcomes[i]) is not None:
+                        self._event(EngineEvent("item", cached=True, count=1, state=hit.state))
+                    await asyncio.sleep(0)  # the calls made so far go out before the next
+                self._start_background()
+                answers = await asyncio.gather(*tasks)
+            except BaseException:
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                raise
+        self._fill(reqs, todo, answers, outcomes)
+        return [o for o in outcomes if o is not None]
+
+    def _fill(self, reqs: list[JudgeRequest], todo: dict[str, list[int]],
+              answers: Sequence[ItemOutcome], outcomes: list[ItemOutcome | None]) -> None:
+        """Each item's outcome in its slot; a request asked twice in one run (same hash) is
+        asked once and its copies count as cached."""
+        for (_, idxs), outcome in zip(todo.items(), answers):
+            outcomes[idxs[0]] = outcome
+            for i in idxs[1:]:
+                outcomes[i] = outcome.model_copy(update={
+                    "key": reqs[i].key, "cached": True, "tries": 0, "retries": 0,
+                    "usage": Usage(), "cost_usd": 0.0})
+            if len(idxs) > 1:
+                self._event(EngineEvent("item", cached=True, state=outcome.state,
+                                        count=len(idxs) - 1))
+
+    async def _call_all(self, reqs: list[JudgeRequest], todo: dict[str, list[int]],
+                        outcomes: list[ItemOutcome | None], cache: VerdictCache | None) -> None:
+        read_batches: list[str] = []
+        async with self._calling(cache) as (provider, limiter):
             first: dict[str, Completion | str] = {}
             if self.config.batch:
                 if cache is None:
@@ -274,25 +405,14 @@ class Engine:
                     provider, cache, items, poll_seconds=self.config.batch_poll_seconds,
                     retrying=lambda fn: self._retrying(fn, limiter), note=self._note)
                 first.update({h: OVER_BUDGET for h in todo if h not in items})
+            self._start_background()
             answers = await asyncio.gather(*(
-                self._item(provider, limiter, cache, reqs[idxs[0]], h, first.get(h),
-                           copies=len(idxs) - 1)
+                self._item(provider, limiter, cache, reqs[idxs[0]], h, first.get(h))
                 for h, idxs in todo.items()))
-            for (h, idxs), outcome in zip(todo.items(), answers):
-                for n, i in enumerate(idxs):
-                    outcomes[i] = outcome if n == 0 else outcome.model_copy(update={
-                        "key": reqs[i].key, "cached": True, "tries": 0, "retries": 0,
-                        "usage": Usage(), "cost_usd": 0.0})
+            self._fill(reqs, todo, answers, outcomes)
             if cache is not None:
                 for batch_id in read_batches:
                     cache.close_batch(batch_id)
-        finally:
-            if renewer is not None:
-                renewer.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await renewer
-            self._settled = None
-            await provider.aclose()
 
     async def _renew_claims(self, cache: VerdictCache) -> None:
         lease = self.config.claim_lease
@@ -322,7 +442,7 @@ class Engine:
 
     async def _item(self, provider: Provider, limiter: AdaptiveLimiter,
                     cache: VerdictCache | None, req: JudgeRequest, h: str,
-                    first: Completion | str | None, copies: int = 0) -> ItemOutcome:
+                    first: Completion | str | None) -> ItemOutcome:
         state = _ItemState()
         try:
             outcome = await self._converse(provider, limiter, cache, req, h, first, state)
@@ -336,8 +456,7 @@ class Engine:
             outcome = outcome.model_copy(update={"tries": state.tries, "usage": state.usage,
                                                  "cost_usd": state.cost,
                                                  "retries": state.retries})
-        self._event(EngineEvent("item", cached=outcome.cached, state=outcome.state,
-                                count=1 + copies))
+        self._event(EngineEvent("item", cached=outcome.cached, state=outcome.state, count=1))
         return outcome
 
     async def _await_other(self, cache: VerdictCache, req: JudgeRequest,

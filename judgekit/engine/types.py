@@ -17,7 +17,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -128,8 +128,10 @@ class Judge(Protocol):
 
     config: EngineConfig
 
-    def run(self, requests: Sequence[JudgeRequest]) -> list[ItemOutcome]:
-        """One outcome per request, in order."""
+    def run(self, requests: Iterable[JudgeRequest], *, total: int | None = None
+            ) -> list[ItemOutcome]:
+        """One outcome per request, in order; ``requests`` may be a lazy iterable of
+        ``total`` requests, read while the first calls are in flight."""
         ...
 
     def estimate(self, requests: Sequence[JudgeRequest]) -> Estimate:

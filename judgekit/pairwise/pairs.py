@@ -19,6 +19,7 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import combinations, product
 from typing import Literal
 
@@ -59,8 +60,9 @@ class PlannedPair:
     b: Candidate
     ground_truth_diff: str | None
 
-    @property
+    @cached_property
     def identical(self) -> bool:
+        """Same change up to whitespace and file order (worked out once)."""
         return same_change(self.a.diff, self.b.diff)
 
 

@@ -12,7 +12,7 @@ Example:
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from judgekit.diffs import DEFAULT_INFRA_PATHS, strip_paths
@@ -121,14 +121,17 @@ def build_requests(pair: PlannedPair, options: PairwiseOptions, context: str | N
             for n, prompt in enumerate(prompts, start=1)]
 
 
-def stability_requests(requests: Sequence[JudgeRequest], options: PairwiseOptions
-                       ) -> list[JudgeRequest]:
-    """``stability_sample`` of ``requests`` chosen at random (seeded, so a re-run picks the
-    same ones), each asked ``stability_repeats`` more times with its repetition index."""
-    if not options.stability_sample or not requests:
+def stability_indices(n: int, options: PairwiseOptions) -> list[int]:
+    """Which of ``n`` (pair, order) requests ``--stability-sample`` re-asks: chosen at random,
+    seeded, so a re-run picks the same ones."""
+    if not options.stability_sample or not n:
         return []
-    rng = random.Random(options.seed)
-    chosen = rng.sample(list(requests), min(options.stability_sample, len(requests)))
+    return random.Random(options.seed).sample(range(n), min(options.stability_sample, n))
+
+
+def repeat_requests(chosen: Sequence[JudgeRequest], options: PairwiseOptions
+                    ) -> list[JudgeRequest]:
+    """Each chosen request asked ``stability_repeats`` more times, with its repetition index."""
     return [JudgeRequest(key=f"{r.key}/repeat{k}", system=r.system, prompt=r.prompt,
                          schema=r.schema, name=r.name, check=r.check, repeat=k)
             for r in chosen for k in range(1, options.stability_repeats + 1)]
@@ -141,13 +144,13 @@ def _answers(outcome: ItemOutcome | None) -> dict[str, str] | None:
 
 
 def _attach_repeats(report: PairwiseReport, firsts: dict[str, ItemOutcome],
-                    repeats: Sequence[JudgeRequest], outcomes: Sequence[ItemOutcome]) -> None:
+                    repeats: Sequence[ItemOutcome]) -> None:
     report.n_repeat_requests = len(repeats)
-    for req, out in zip(repeats, outcomes):
+    for out in repeats:
         report.n_repeat_calls += 0 if out.cached else out.tries
         report.n_repeat_cached += int(out.cached)
         report.repeat_cost_usd += out.cost_usd
-        base = req.key.rsplit("/repeat", 1)[0]
+        base = out.key.rsplit("/repeat", 1)[0]
         first, again = _answers(firsts.get(base)), _answers(out)
         if first is not None and again is not None:
             report.repeats.setdefault(base, []).append((first, again))
@@ -172,30 +175,44 @@ def run_pairwise(runs: Sequence[RunResult], summary: ScoreSummary | None, engine
             raise ConfigError(f"--pairs names {', '.join(map(repr, missing))}, which no "
                               f"result has (arms: {', '.join(sorted(present)) or 'none'})")
     pairs = plan_pairs(tasks, pairs=options.pairs, select=options.select)
-    requests: list[JudgeRequest] = []
-    slots: list[tuple[PlannedPair, int | None, bool, bool]] = []
-    for pair in pairs:
-        if pair.identical:
-            slots.append((pair, None, False, False))
-            continue
-        context = _code_context(pair, options)
-        slots.append((pair, len(requests), shows_reference(pair, options), context is not None))
-        requests.extend(build_requests(pair, options, context, exclude=exclude))
-    repeats = stability_requests(requests, options)
+    asked = [p for p in pairs if not p.identical]
+    n = 2 * len(asked)
+    chosen = stability_indices(n, options)
+    shown: dict[int, tuple[bool, bool]] = {}  # id(pair): reference shown, context shown
+
+    def requests() -> Iterator[JudgeRequest]:
+        """Both orders of each pair, built as the engine reads them; then the repeats."""
+        built: list[JudgeRequest] = []
+        for pair in asked:
+            context = _code_context(pair, options)
+            shown[id(pair)] = (shows_reference(pair, options), context is not None)
+            two = build_requests(pair, options, context, exclude=exclude)
+            built.extend(two)
+            yield from two
+        yield from repeat_requests([built[i] for i in chosen], options)
+
     config = engine.config
     common: dict[str, Any] = dict(judge=config.model, select=options.select, notes=notes,
                                   threshold=options.reliability_threshold, seed=options.seed)
+    total = n + len(chosen) * options.stability_repeats
     if config.dry_run:
-        estimate = engine.estimate(requests + repeats)
-        records = [_record(p, None, reference=ref, context=ctx, dry_run=start is not None)
-                   for p, start, ref, ctx in slots]
+        estimate = engine.estimate(list(requests()))
+        outcomes: list[ItemOutcome] = []
+    else:
+        outcomes = engine.run(requests(), total=total) if total else []
+    records, at = [], 0
+    for pair in pairs:
+        if pair.identical:
+            records.append(_record(pair, None, reference=False, context=False))
+            continue
+        ref, ctx = shown[id(pair)]
+        records.append(_record(pair, outcomes[at:at + 2] if outcomes else None, reference=ref,
+                               context=ctx, dry_run=config.dry_run))
+        at += 2
+    if config.dry_run:
         return PairwiseReport(records=records, estimate=estimate, **common)
-    everything = requests + repeats
-    outcomes = engine.run(everything) if everything else []
-    records = [_record(p, None if start is None else outcomes[start:start + 2],
-                       reference=ref, context=ctx) for p, start, ref, ctx in slots]
     report = PairwiseReport(records=records, stopped=getattr(engine, "stopped", None),
                             spend_usd=getattr(engine, "spent_usd", None), **common)
-    firsts = {r.key: o for r, o in zip(requests, outcomes)}
-    _attach_repeats(report, firsts, repeats, outcomes[len(requests):])
+    firsts = {o.key: o for o in outcomes[:n]}
+    _attach_repeats(report, firsts, outcomes[n:])
     return report

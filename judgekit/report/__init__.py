@@ -31,6 +31,7 @@ from judgekit.report.html import render_html
 from judgekit.report.load import ReportInputs, load_report_dir
 from judgekit.report.markdown import render_markdown
 from judgekit.report.outdir import OUTPUT_FILES, replace_dir
+from judgekit.report.prepare import PreparedParts
 
 if TYPE_CHECKING:
     from judgekit.evaluate import EvalResult
@@ -62,15 +63,17 @@ def _write_set(inputs: ReportInputs, out: Path) -> None:
     (out / "report.html").write_text(render_html(inputs), encoding="utf-8")
 
 
-def write_reports(result: EvalResult, out_dir: str | Path) -> Path:
+def write_reports(result: EvalResult, out_dir: str | Path, *,
+                  prepared: PreparedParts | None = None) -> Path:
     """Write every file of ``result`` into ``out_dir`` as one set; return ``report.html``'s path.
 
     Whatever ``out_dir`` held before is replaced as a whole (see
     :func:`judgekit.report.outdir.replace_dir`); the command line refuses to replace another
-    evaluation's output unless asked to (``--force``).
+    evaluation's output unless asked to (``--force``). ``prepared`` holds parts of the
+    reports rendered ahead (:class:`~judgekit.report.prepare.PreparedParts`).
     """
     out = Path(out_dir)
-    inputs = ReportInputs.from_result(result)
+    inputs = ReportInputs.from_result(result, prepared)
     replace_dir(out, lambda staging: _write_set(inputs, staging))
     return out / "report.html"
 
@@ -80,5 +83,5 @@ def render_reports(out_dir: str | Path) -> list[Path]:
     return write_report_files(load_report_dir(out_dir), out_dir)
 
 
-__all__ = ["OUTPUT_FILES", "REPORT_FILES", "ReportInputs", "load_report_dir", "render_reports",
+__all__ = ["OUTPUT_FILES", "REPORT_FILES", "PreparedParts", "ReportInputs", "load_report_dir", "render_reports",
            "write_report_files", "write_reports"]

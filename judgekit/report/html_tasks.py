@@ -7,6 +7,8 @@ pairwise verdicts of pairs it took part in).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from judgekit.pairwise.report import PairRecord
 from judgekit.report.content import ResultEntry, TaskView, task_views
 from judgekit.report.format import money, num, seconds
@@ -15,6 +17,10 @@ from judgekit.report.judged import record_key, repeated_keys, verdict_of
 from judgekit.report.load import ReportInputs
 from judgekit.report.markup import Raw, badge, e, not_run, pre, section
 from judgekit.runs.models import RunResult
+from judgekit.scoring.models import ScoredResult
+
+if TYPE_CHECKING:
+    from judgekit.report.prepare import PreparedParts
 
 #: Characters of each material shown (its end: logs say last what went wrong).
 MATERIAL_CHARS = 20_000
@@ -23,9 +29,9 @@ COLUMNS = ("task", "arm", "attempt", "test", "precision", "recall", "F1", "durat
            "verdicts")
 
 
-def _files(entry: ResultEntry) -> str:
-    touched = set(entry.scored.files_touched)
-    truth = set(entry.scored.ground_truth_files)
+def _files(scored: ScoredResult) -> str:
+    touched = set(scored.files_touched)
+    truth = set(scored.ground_truth_files)
     if not touched and not truth:
         return ""
     rows = "".join(
@@ -94,8 +100,9 @@ def _materials(run: RunResult) -> str:
         for name, text in sorted(run.materials.items()))
 
 
-def _details(entry: ResultEntry, view: TaskView) -> str:
-    s, run = entry.scored, entry.run
+def static_details(scored: ScoredResult, run: RunResult | None) -> str:
+    """The part of a result's details no verdict changes: facts, files, diffs, test output,
+    materials (what :class:`~judgekit.report.prepare.PreparedParts` renders ahead)."""
     parts = []
     if run is not None:
         t = run.task
@@ -107,10 +114,10 @@ def _details(entry: ResultEntry, view: TaskView) -> str:
             parts.append(f"<h5>Task description</h5><p class=\"reasoning\">{e(t.description)}</p>")
         if run.harness_error:
             parts.append(f"<h5>Harness error</h5>{pre(run.harness_error)}")
-    parts.append(_files(entry))
-    if s.test_reason:
-        parts.append(f"<p><strong>Test outcome:</strong> {e(s.test_status)} — "
-                     f"{e(s.test_reason)}</p>")
+    parts.append(_files(scored))
+    if scored.test_reason:
+        parts.append(f"<p><strong>Test outcome:</strong> {e(scored.test_status)} — "
+                     f"{e(scored.test_reason)}</p>")
     if run is not None:
         parts.append("<h5>Agent diff</h5>" + (pre(run.agent_diff, "diff", diff=True)
                                               if run.agent_diff else not_run("No diff kept.")))
@@ -122,6 +129,12 @@ def _details(entry: ResultEntry, view: TaskView) -> str:
     else:
         parts.append(not_run("The run (diff, test output) is not in this directory's "
                              "runs.jsonl."))
+    return "".join(parts)
+
+
+def _details(entry: ResultEntry, view: TaskView, prepared: PreparedParts | None) -> str:
+    static = prepared.html(entry.scored, entry.run) if prepared is not None else None
+    parts = [static if static is not None else static_details(entry.scored, entry.run)]
     if entry.verdicts:
         repeated = repeated_keys(entry.verdicts)
         parts.append("<h5>Audit verdicts</h5>" + "".join(
@@ -143,7 +156,7 @@ def _verdict_summary(entry: ResultEntry) -> str:
     return "".join(out) or "–"
 
 
-def _row(entry: ResultEntry, view: TaskView, first: bool) -> str:
+def _row(entry: ResultEntry, view: TaskView, first: bool, prepared: PreparedParts | None) -> str:
     s = entry.scored
     anchor = f' id="task-{e(view.task_id)}"' if first else ""
     status = str(s.test_status)
@@ -162,7 +175,7 @@ def _row(entry: ResultEntry, view: TaskView, first: bool) -> str:
         label += f" · run {s.run_id}"
     detail = (f'<tr class="detail" data-status="{e(status)}" data-text="{e(text.lower())}">'
               f'<td colspan="{len(COLUMNS)}"><details><summary>{e(label)}</summary>'
-              f'<div class="detail-body">{_details(entry, view)}</div></details></td></tr>')
+              f'<div class="detail-body">{_details(entry, view, prepared)}</div></details></td></tr>')
     return row + detail
 
 
@@ -180,7 +193,7 @@ def tasks_section(inputs: ReportInputs) -> str:
     head = "".join(f"<th>{e(c)}</th>" for c in COLUMNS)
     bodies = "".join(
         "<tbody class=\"task-group\">" + "".join(
-            _row(en, v, i == 0) for i, en in enumerate(v.entries)) + "</tbody>"
+            _row(en, v, i == 0, inputs.prepared) for i, en in enumerate(v.entries)) + "</tbody>"
         for v in views)
     body = Raw(f'{controls}<table class="tasks"><thead><tr>{head}</tr></thead>{bodies}</table>')
     return section("tasks", "Results by task", body)

@@ -36,6 +36,7 @@ from judgekit.summary import EvalSummary
 
 if TYPE_CHECKING:
     from judgekit.evaluate import EvalResult
+    from judgekit.report.prepare import PreparedParts
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -55,6 +56,9 @@ class ReportInputs:
     runs: list[RunResult] = field(default_factory=list)
     pairwise: list[PairRecord] = field(default_factory=list)
     audit: list[AuditRecord] = field(default_factory=list)
+    #: parts rendered ahead (diffs, test output); a cache, not data: the report is the same
+    #: without it.
+    prepared: PreparedParts | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def of(cls, summary: EvalSummary | dict[str, Any], *, runs: Sequence[RunResult] = (),
@@ -66,9 +70,12 @@ class ReportInputs:
                    audit=[AuditRecord.model_validate(r) for r in audit])
 
     @classmethod
-    def from_result(cls, result: EvalResult) -> ReportInputs:
-        """Collect the inputs of an in-memory evaluation (no file is read or written)."""
+    def from_result(cls, result: EvalResult, prepared: PreparedParts | None = None
+                    ) -> ReportInputs:
+        """Collect the inputs of an in-memory evaluation (no file is read or written);
+        ``prepared`` holds parts of its report rendered ahead."""
         return cls(
+            prepared=prepared,
             summary=EvalSummary.model_validate(result.summary_dict()),
             runs=list(result.runs),
             pairwise=_records(result.pairwise, PairRecord),

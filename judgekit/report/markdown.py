@@ -20,6 +20,8 @@ from judgekit.report import judged as j
 from judgekit.report.format import interval, money, num, pct, seconds
 from judgekit.report.load import ReportInputs
 from judgekit.report.svg import quantile
+from judgekit.runs.models import RunResult
+from judgekit.scoring.models import ScoredResult
 from judgekit.summary import EvalSummary
 
 #: Lines of a diff (and of test output, from its end) kept in each result's details.
@@ -217,8 +219,8 @@ def _audit(inputs: ReportInputs) -> list[str]:
     return lines
 
 
-def _result_details(entry: c.ResultEntry) -> list[str]:
-    run, s = entry.run, entry.scored
+def result_details(s: ScoredResult, run: RunResult | None) -> list[str]:
+    """One result's diff, test output and materials, folded (no verdict changes them)."""
     if run is None:
         return []
     title = f"{s.task_id} / {s.arm} / attempt {s.attempt}: diff and test output"
@@ -243,6 +245,7 @@ def _result_details(entry: c.ResultEntry) -> list[str]:
 
 def _results(inputs: ReportInputs) -> list[str]:
     views = c.task_views(inputs)
+    prepared = inputs.prepared
     rows, details = [], []
     for v in views:
         for en in v.entries:
@@ -255,7 +258,8 @@ def _results(inputs: ReportInputs) -> list[str]:
             rows.append([r.task_id, r.arm, r.attempt, r.test_status, num(r.precision),
                          num(r.recall), num(r.f1), seconds(r.duration_s), r.run_id or "–",
                          verdicts])
-            details += _result_details(en)
+            ready = prepared.markdown(r, en.run) if prepared is not None else None
+            details += ready if ready is not None else result_details(r, en.run)
     lines = ["## Results by task", ""] + _table(
         ["task", "arm", "attempt", "test", "precision", "recall", "F1", "duration", "run",
          "verdicts"], rows)
