@@ -16,7 +16,9 @@ the ratios cancel most of its load):
   overlap of docstring queries under both, and hit@5 on docstring queries (query: a
   function's first docstring line; hit: a top-5 chunk overlaps the function) for plain
   fp32 on 40-line windows (before), fp32 on token-fitted chunks (the chunking alone), and
-  the index as judgekit builds it (after).
+  the index as judgekit builds it (after); ``--source-form`` adds fp32 on the same chunks
+  embedded as written rather than read as words (:mod:`judgekit.index.text`). Queries of
+  judgekit's chunks take the index's text form, as ``judgekit`` search does.
 
 The one-time int8 ONNX export is made (and timed) before anything is measured.
 
@@ -51,6 +53,7 @@ from judgekit.index.embed import get_embedder, resolve_model  # noqa: E402
 from judgekit.index.files import candidate_files, read_source  # noqa: E402
 from judgekit.index.models import Chunk  # noqa: E402
 from judgekit.index.store import read_index  # noqa: E402
+from judgekit.index.text import SOURCE, code_words  # noqa: E402
 
 LIBRARIES = ("jsonschema", "tenacity", "git", "click", "requests", "rich", "jinja2")
 PLAIN_SCRIPT = r"""
@@ -154,6 +157,9 @@ def main() -> int:
     parser.add_argument("--stage-chunks", type=int, default=600, help="texts in the embedding-stage comparison")
     parser.add_argument("--queries", type=int, default=150)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--source-form", action="store_true",
+                        help="also embed judgekit's chunks as written (fp32) for hit@5: what "
+                             "reading code as words changes")
     args = parser.parse_args()
 
     result: dict[str, object] = {}
@@ -170,7 +176,7 @@ def main() -> int:
         result["corpus"] = "+".join(make_corpus(corpus, args.chunks))
         files = corpus_files(corpus)
         plain_chunks = [c for rel, text in files.items() for c in _windows(rel, text)]
-        plain_texts = [embedding_text(c) for c in plain_chunks]
+        plain_texts = [embedding_text(c, SOURCE) for c in plain_chunks]
         (tmp_p / "plain.json").write_text(json.dumps(plain_texts))  # 40-line windows
         (tmp_p / "plain.py").write_text(PLAIN_SCRIPT)
 
@@ -221,16 +227,23 @@ def main() -> int:
         queries = docstring_queries(files, args.queries)
         q_texts = [q for q, *_ in queries]
         q_ref = st.encode(q_texts, batch_size=32, normalize_embeddings=True)
-        q_jk = emb.encode(q_texts)
+        q_words = [code_words(q) for q in q_texts]  # judgekit queries an index in its text form
+        q_ref_words = st.encode(q_words, batch_size=32, normalize_embeddings=True)
+        q_jk = emb.encode(q_words)
         cos = (ref_fit * stored.vectors).sum(axis=1)
         result.update(
             queries=len(queries),
             mean_cosine_to_fp32=round(float(cos.mean()), 5), min_cosine_to_fp32=round(float(cos.min()), 5),
-            top5_overlap=round(top5_overlap(stored.vectors, ref_fit, q_jk, q_ref), 4),
+            top5_overlap=round(top5_overlap(stored.vectors, ref_fit, q_jk, q_ref_words), 4),
             hit5_plain_fp32_40_line_windows=round(hit_at_5(ref_plain, plain_chunks, q_ref, queries), 4),
-            hit5_fp32_token_fitted_chunks=round(hit_at_5(ref_fit, stored.chunks, q_ref, queries), 4),
+            hit5_fp32_token_fitted_chunks=round(hit_at_5(ref_fit, stored.chunks, q_ref_words, queries), 4),
             hit5_judgekit=round(hit_at_5(stored.vectors, stored.chunks, q_jk, queries), 4),
         )
+        if args.source_form:  # the same chunks embedded as written (fp32), queried as written
+            src = st.encode([embedding_text(c, SOURCE) for c in stored.chunks], batch_size=32,
+                            normalize_embeddings=True)
+            result["hit5_fp32_token_fitted_chunks_source_text"] = round(
+                hit_at_5(src, stored.chunks, q_ref, queries), 4)
         tok = emb.tokenizer
         if tok is not None:
             full = tok.line_tokens(plain_texts)

@@ -29,6 +29,7 @@ import numpy as np
 
 from judgekit.errors import InputError
 from judgekit.index.chunking import embedding_text
+from judgekit.index.text import WORDS
 from judgekit.index.embed import TextEmbedder, check_choices, get_embedder, resolve_model, take_load_seconds
 from judgekit.index.files import candidate_files, read_source
 from judgekit.index.models import Chunk, FileEntry, IndexStats, Manifest
@@ -79,7 +80,8 @@ def build_index(
     window = _window(source)
     chunk_tokens = window.max_length if window else None
     old = read_index(out_p) if is_index(out_p) else None
-    if old is not None and (old.manifest.model != name or old.manifest.chunk_tokens != chunk_tokens):
+    if old is not None and (old.manifest.model != name or old.manifest.chunk_tokens != chunk_tokens
+                            or old.manifest.text != WORDS):
         old = None
 
     def load() -> TextEmbedder:
@@ -231,7 +233,8 @@ def _assemble(files: dict[str, _File], meta: _Meta) -> StoredIndex:
             rows.append(f.vectors)
     vectors = np.concatenate(rows) if rows else np.zeros((0, meta.dim), dtype=np.float32)
     manifest = Manifest(root=meta.root, model=meta.model, dim=meta.dim, chunks=len(chunks), files=entries,
-                        chunk_tokens=meta.chunk_tokens, backend=meta.backend, dtype=meta.dtype)
+                        chunk_tokens=meta.chunk_tokens, backend=meta.backend, dtype=meta.dtype,
+                        text=WORDS)
     return StoredIndex(manifest, chunks, vectors)
 
 

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from judgekit.index.models import Chunk, ChunkKind
+from judgekit.index.text import WORDS, as_embedded
 
 WINDOW_LINES = 40
 WINDOW_OVERLAP = 10
@@ -229,9 +230,10 @@ def _class_chunks(
     return out
 
 
-def embedding_text(chunk: Chunk) -> str:
-    """The text embedded for a chunk: its path (and name) as a header line, then its code."""
-    return header_line(chunk.path, chunk.name) + "\n" + chunk.text
+def embedding_text(chunk: Chunk, form: str | None = WORDS) -> str:
+    """The text embedded for a chunk: its path (and name) as a header line, then its code,
+    in the text form ``form`` (:mod:`judgekit.index.text`; default: code read as words)."""
+    return as_embedded(header_line(chunk.path, chunk.name) + "\n" + chunk.text, form)
 
 
 def header_line(path: str, name: str | None) -> str:

@@ -102,3 +102,6 @@ class Manifest(BaseModel):
     chunk_tokens: int | None = Field(default=None, description="Token budget chunks were sized to (None: by lines).")
     backend: str | None = Field(default=None, description="Backend that embedded the chunks.")
     dtype: str | None = Field(default=None, description="Numerics the chunks were embedded in.")
+    text: str | None = Field(default=None, description=(
+        "How a chunk became the text embedded: 'words' (code read as words, see "
+        "judgekit.index.text) or 'source' / null (as written). Queries take the same form."))

@@ -21,6 +21,7 @@ from functools import cache
 from pathlib import Path
 
 from judgekit.index.chunking import TokenFit, chunk_text
+from judgekit.index.text import code_words
 from judgekit.index.models import Chunk
 from judgekit.index.tokens import ModelTokenizer
 
@@ -59,13 +60,15 @@ class Chunker:
             return chunk_text(path, text)
         tok = self.tokenizer
         lines = text.splitlines()
-        base = tok.count(path)
+        base = tok.count(code_words(path))
 
         @cache
         def header(name: str | None) -> int:
-            return base + (tok.count(name) if name else 0)
+            return base + (tok.count(code_words(name)) if name else 0)
 
-        fit = TokenFit(tok.line_tokens(lines) if lines else [], self.budget, header)
+        # sized by the tokens of the text embedded (code read as words), line by line
+        words = code_words(text).splitlines()
+        fit = TokenFit(tok.line_tokens(words) if words else [], self.budget, header)
         return chunk_text(path, text, fit=fit)
 
 

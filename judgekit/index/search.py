@@ -16,6 +16,7 @@ from judgekit.errors import ConfigError
 from judgekit.index.embed import TextEmbedder
 from judgekit.index.models import Chunk, Hit, Manifest
 from judgekit.index.store import read_index
+from judgekit.index.text import as_embedded
 
 
 class CodeIndex:
@@ -55,8 +56,8 @@ class CodeIndex:
         return take_load_seconds(self.embedder())
 
     def embed_query(self, query: str) -> np.ndarray:
-        """The unit vector of a query under the index's model."""
-        return self.embedder().encode([query])[0]
+        """The unit vector of a query under the index's model, in the index's text form."""
+        return self.embedder().encode([as_embedded(query, self.manifest.text)])[0]
 
     def search(self, query: str, k: int = 10) -> list[Hit]:
         """The ``k`` chunks most similar to ``query``, best first."""
