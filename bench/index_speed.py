@@ -17,7 +17,9 @@ the ratios cancel most of its load):
   function's first docstring line; hit: a top-5 chunk overlaps the function) for plain
   fp32 on 40-line windows (before), fp32 on token-fitted chunks (the chunking alone), and
   the index as judgekit builds it (after); ``--source-form`` adds fp32 on the same chunks
-  embedded as written rather than read as words (:mod:`judgekit.index.text`). Queries of
+  embedded as written rather than read as words (:mod:`judgekit.index.text`), and
+  ``--full-window`` fp32 on chunks sized to the model's whole window rather than half of
+  it (encode time and hit@5). Queries of
   judgekit's chunks take the index's text form, as ``judgekit`` search does.
 
 The one-time int8 ONNX export is made (and timed) before anything is measured.
@@ -157,6 +159,9 @@ def main() -> int:
     parser.add_argument("--stage-chunks", type=int, default=600, help="texts in the embedding-stage comparison")
     parser.add_argument("--queries", type=int, default=150)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--full-window", action="store_true",
+                        help="also chunk to the model's whole window (fp32 encode time and "
+                             "hit@5): what sizing chunks to half of it changes")
     parser.add_argument("--source-form", action="store_true",
                         help="also embed judgekit's chunks as written (fp32) for hit@5: what "
                              "reading code as words changes")
@@ -244,6 +249,20 @@ def main() -> int:
                             normalize_embeddings=True)
             result["hit5_fp32_token_fitted_chunks_source_text"] = round(
                 hit_at_5(src, stored.chunks, q_ref, queries), 4)
+        if args.full_window:  # chunks sized to the model's whole window, fp32, as words
+            from judgekit.index.scan import Chunker
+            from judgekit.index.tokens import ModelTokenizer
+
+            whole = Chunker(ModelTokenizer.from_dir(model_dir, emb.max_length), emb.max_length)
+            wchunks = [c for rel, text in files.items() for c in whole.chunk(rel, text)]
+            wtexts = [embedding_text(c) for c in wchunks]
+            began_w = time.perf_counter()
+            wvecs = st.encode(wtexts, batch_size=32, normalize_embeddings=True)
+            result.update(
+                full_window_chunks=len(wchunks),
+                full_window_fp32_encode_s=round(time.perf_counter() - began_w, 2),
+                half_window_fp32_encode_s=round(plain["same"][1], 2),
+                hit5_fp32_full_window_chunks=round(hit_at_5(wvecs, wchunks, q_ref_words, queries), 4))
         tok = emb.tokenizer
         if tok is not None:
             full = tok.line_tokens(plain_texts)
@@ -252,6 +271,8 @@ def main() -> int:
             result["judgekit_chunks_truncated"] = round(float(np.mean([n + 2 > emb.max_length for n in fitted])), 4)
             result["plain_tokens_embedded"] = int(sum(min(n + 2, emb.max_length) for n in full))
             result["judgekit_tokens_embedded"] = int(sum(min(n + 2, emb.max_length) for n in fitted))
+            written = tok.line_tokens([embedding_text(c, SOURCE) for c in stored.chunks])
+            result["judgekit_tokens_as_written"] = int(sum(min(n + 2, emb.max_length) for n in written))
     result["gpu"] = _gpu_stage(jk_texts, args.slices)
 
     if args.json:

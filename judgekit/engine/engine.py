@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import time
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -39,6 +40,8 @@ MAX_COST_REASON = "max cost reached"
 OVER_BUDGET = MAX_COST_REASON
 #: output tokens assumed per call by :meth:`Engine.estimate`.
 EST_OUTPUT_TOKENS = 400
+#: longest stretch the engine spends reading requests before its calls get a turn.
+READ_SLICE_SECONDS = 0.002
 #: seconds between looks at an item another process is asking.
 CLAIM_POLL_SECONDS = 0.25
 
@@ -97,10 +100,11 @@ class Engine:
                    ) -> list[ItemOutcome]:
         """One outcome per request, in the same order.
 
-        ``requests`` may be a lazy iterable: it is read as the calls go out, so the first
-        calls are in flight while later requests are still being built (give ``total``, the
-        number it will yield, for the progress display). A dry run and ``--batch`` read it
-        whole first.
+        ``requests`` may be a lazy iterable: it is read as the calls go out (the calls get
+        a turn at least every ``READ_SLICE_SECONDS`` of reading), so the first calls are in
+        flight while later requests are still being built (give ``total``, the number it
+        will yield, for the progress display). A dry run and ``--batch`` read it whole
+        first.
         """
         if self.config.dry_run or self.config.batch or isinstance(requests, Sequence):
             return await self._arun_all(list(requests))
@@ -353,6 +357,7 @@ class Engine:
         reqs: list[JudgeRequest] = []
         tasks: list[asyncio.Task[ItemOutcome]] = []
         keys: set[str] = set()
+        turn = 0.0
         async with self._calling(cache) as (provider, limiter):
             try:
                 for i, req in enumerate(requests):
@@ -367,7 +372,9 @@ class Engine:
                             self._item(provider, limiter, cache, req, h, None)))
                     elif (hit := outcomes[i]) is not None:
                         self._event(EngineEvent("item", cached=True, count=1, state=hit.state))
-                    await asyncio.sleep(0)  # the calls made so far go out before the next
+                    if time.perf_counter() >= turn:  # the calls made so far go out
+                        await asyncio.sleep(0)
+                        turn = time.perf_counter() + READ_SLICE_SECONDS
                 self._start_background()
                 answers = await asyncio.gather(*tasks)
             except BaseException:

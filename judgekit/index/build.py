@@ -78,7 +78,7 @@ def build_index(
     check_choices(device=device, dtype=dtype, backend=backend)
     name, source = resolve_model(model)
     window = _window(source)
-    chunk_tokens = window.max_length if window else None
+    chunk_tokens = window.chunk_tokens if window else None
     old = read_index(out_p) if is_index(out_p) else None
     if old is not None and (old.manifest.model != name or old.manifest.chunk_tokens != chunk_tokens
                             or old.manifest.text != WORDS):

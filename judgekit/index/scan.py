@@ -27,6 +27,8 @@ from judgekit.index.tokens import ModelTokenizer
 
 #: Special tokens the model adds around every text ([CLS] and [SEP]).
 SPECIAL_TOKENS = 2
+#: Share of the model's token window a chunk is sized to.
+CHUNK_SHARE = 0.5
 #: Files to chunk before a worker pool is worth starting, and files per task.
 POOL_MIN_FILES = 256
 POOL_TASK_FILES = 32
@@ -36,24 +38,34 @@ _Row = tuple[int, int, str, str, str | None]  # start, end, kind, text, name
 
 @dataclass(frozen=True)
 class TokenWindow:
-    """Where a worker finds the tokenizer, and the model's window."""
+    """Where a worker finds the tokenizer, the model's window and the chunks' budget."""
 
     model_dir: str
     max_length: int
+
+    @property
+    def chunk_tokens(self) -> int:
+        """Tokens a chunk is sized to, special tokens included: half the model's window.
+
+        Shorter chunks retrieve better and cost no more to embed, since attention grows
+        with the square of a text's length (``bench/index_speed.py --full-window``).
+        """
+        return max(SPECIAL_TOKENS + 1, int(self.max_length * CHUNK_SHARE))
 
 
 class Chunker:
     """Chunks files to fit ``window`` (line windows when there is no tokenizer)."""
 
-    def __init__(self, tokenizer: ModelTokenizer | None, max_length: int | None) -> None:
+    def __init__(self, tokenizer: ModelTokenizer | None, chunk_tokens: int | None) -> None:
         self.tokenizer = tokenizer
-        self.budget = max_length - SPECIAL_TOKENS if tokenizer is not None and max_length else None
+        self.budget = (chunk_tokens - SPECIAL_TOKENS
+                       if tokenizer is not None and chunk_tokens else None)
 
     @classmethod
     def for_window(cls, window: TokenWindow | None) -> Chunker:
         if window is None:
             return cls(None, None)
-        return cls(ModelTokenizer.from_dir(window.model_dir, window.max_length), window.max_length)
+        return cls(ModelTokenizer.from_dir(window.model_dir, window.max_length), window.chunk_tokens)
 
     def chunk(self, path: str, text: str) -> list[Chunk]:
         if self.tokenizer is None or self.budget is None:

@@ -26,7 +26,7 @@ def test_index_and_search_print_the_contract_json(
     assert contract <= stats.keys()
     assert stats["files"] == len(CORPUS) and stats["chunks"] > 0 and stats["device"] == "cpu"
     assert (stats["backend"], stats["dtype"]) == (embedder.backend, embedder.dtype)
-    assert stats["gpu_utilisation"] is None and stats["chunk_tokens"] == 256
+    assert stats["gpu_utilisation"] is None and stats["chunk_tokens"] == 128
     # the whole command's rate counts every stage, so it is below the embedding stage's
     assert 0 < stats["chunks_per_s"] <= stats["embed_chunks_per_s"]
     assert stats["seconds"] >= stats["embed_seconds"] + stats["scan_seconds"]
