@@ -351,7 +351,7 @@ class Engine:
 
     async def _stream(self, requests: Iterator[JudgeRequest],
                       cache: VerdictCache | None) -> list[ItemOutcome]:
-        """Ask each request as it is read; the reader yields to the calls after each one."""
+        """Ask each request as it is read; the calls get a turn every ``READ_SLICE_SECONDS``."""
         outcomes: list[ItemOutcome | None] = []
         todo: dict[str, list[int]] = {}
         reqs: list[JudgeRequest] = []

@@ -47,8 +47,9 @@ class TokenWindow:
     def chunk_tokens(self) -> int:
         """Tokens a chunk is sized to, special tokens included: half the model's window.
 
-        Shorter chunks retrieve better and cost no more to embed, since attention grows
-        with the square of a text's length (``bench/index_speed.py --full-window``).
+        Shorter chunks retrieve better, for about the same fp32 encode time (attention
+        grows with the square of a text's length); see ``bench/index_speed.py
+        --full-window`` and docs/index.md.
         """
         return max(SPECIAL_TOKENS + 1, int(self.max_length * CHUNK_SHARE))
 
