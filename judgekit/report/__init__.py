@@ -83,5 +83,5 @@ def render_reports(out_dir: str | Path) -> list[Path]:
     return write_report_files(load_report_dir(out_dir), out_dir)
 
 
-__all__ = ["OUTPUT_FILES", "REPORT_FILES", "PreparedParts", "ReportInputs", "load_report_dir", "render_reports",
-           "write_report_files", "write_reports"]
+__all__ = ["OUTPUT_FILES", "REPORT_FILES", "PreparedParts", "ReportInputs", "load_report_dir",
+           "render_reports", "write_report_files", "write_reports"]
