@@ -13,7 +13,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from judgekit.audit.aggregate import AuditRecord
@@ -217,21 +217,31 @@ class TaskView:
     pairwise: list[PairRecord]
 
 
-def task_views(inputs: ReportInputs) -> list[TaskView]:
-    """Scored results grouped by task, each joined to its run and its audit verdicts."""
-    runs: dict[tuple[str, str, int], list[RunResult]] = {}
-    for r in inputs.runs:
-        runs.setdefault((r.task_id, r.arm, r.attempt), []).append(r)
-    tasks: dict[str, TaskView] = {}
-    for s in inputs.summary.results:
-        k = (s.task_id, s.arm, s.attempt)
-        candidates = runs.get(k, [])
+def joined_runs(runs: Sequence[RunResult], results: Sequence[ScoredResult]
+                ) -> Iterator[tuple[ScoredResult, RunResult | None]]:
+    """Each scored result with its run: same task, arm and attempt, the same run id first;
+    each run is joined once."""
+    by_key: dict[tuple[str, str, int], list[RunResult]] = {}
+    for r in runs:
+        by_key.setdefault((r.task_id, r.arm, r.attempt), []).append(r)
+    for s in results:
+        candidates = by_key.get((s.task_id, s.arm, s.attempt), [])
         run = next((r for r in candidates if r.run_id == s.run_id),
                    candidates[0] if candidates else None)
         if run is not None:
             candidates.remove(run)
-        verdicts = [v for v in inputs.audit if (v.task_id, v.arm, v.attempt) == k
-                    and (v.run_id is None or v.run_id == s.run_id)]
+        yield s, run
+
+
+def task_views(inputs: ReportInputs) -> list[TaskView]:
+    """Scored results grouped by task, each joined to its run and its audit verdicts."""
+    audit: dict[tuple[str, str, int], list[AuditRecord]] = {}
+    for v in inputs.audit:
+        audit.setdefault((v.task_id, v.arm, v.attempt), []).append(v)
+    tasks: dict[str, TaskView] = {}
+    for s, run in joined_runs(inputs.runs, inputs.summary.results):
+        verdicts = [v for v in audit.get((s.task_id, s.arm, s.attempt), ())
+                    if v.run_id is None or v.run_id == s.run_id]
         view = tasks.setdefault(s.task_id, TaskView(s.task_id, [], []))
         view.entries.append(ResultEntry(s, run, verdicts))
     for rec in inputs.pairwise:

@@ -46,19 +46,13 @@ class PreparedParts:
     def steps(self, runs: Sequence[RunResult], results: Sequence[ScoredResult]
               ) -> Iterator[None]:
         """Render each result's parts; yields after each one."""
+        from judgekit.report.content import joined_runs
         from judgekit.report.html_tasks import static_details
         from judgekit.report.markdown import result_details
 
-        by_key: dict[tuple[str, str, int], list[RunResult]] = {}
-        for run in runs:
-            by_key.setdefault((run.task_id, run.arm, run.attempt), []).append(run)
-        for scored in results:
-            candidates = by_key.get((scored.task_id, scored.arm, scored.attempt), [])
-            run = next((r for r in candidates if r.run_id == scored.run_id),
-                       candidates[0] if candidates else None)
+        for scored, run in joined_runs(runs, results):
             if run is None:
                 continue
-            candidates.remove(run)
             self._parts[id(run)] = (run, _fingerprint(scored), static_details(scored, run),
                                     result_details(scored, run))
             yield
