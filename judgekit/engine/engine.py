@@ -18,7 +18,7 @@ import contextlib
 import os
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from judgekit.engine import batch as batch_api
@@ -58,6 +58,30 @@ class _Answered(Skipped):
         self.outcome = outcome
 
 
+OnOutcome = Callable[[int, ItemOutcome], object]
+
+
+class _Notice:
+    """Tells ``on_outcome`` of outcomes as they settle; silent after a notice raised."""
+
+    def __init__(self, on_outcome: OnOutcome | None) -> None:
+        self._tell = on_outcome
+
+    def __call__(self, i: int, outcome: ItemOutcome) -> None:
+        if self._tell is None:
+            return
+        try:
+            self._tell(i, outcome)
+        except Exception:  # noqa: BLE001  the caller meets it when it does the work itself
+            self._tell = None
+
+    def of(self, i: int) -> Callable[[asyncio.Task[ItemOutcome]], None]:
+        def done(task: asyncio.Task[ItemOutcome]) -> None:
+            if not task.cancelled() and task.exception() is None:
+                self(i, task.result())
+        return done
+
+
 class Engine:
     """Runs judge requests: cache, structured route, repair loop, retries, cost cap.
 
@@ -91,13 +115,13 @@ class Engine:
         return self._spent
 
     # -- public ---------------------------------------------------------------------
-    def run(self, requests: Iterable[JudgeRequest], *, total: int | None = None
-            ) -> list[ItemOutcome]:
+    def run(self, requests: Iterable[JudgeRequest], *, total: int | None = None,
+            on_outcome: OnOutcome | None = None) -> list[ItemOutcome]:
         """Synchronous :meth:`arun` (not from inside a running event loop)."""
-        return asyncio.run(self.arun(requests, total=total))
+        return asyncio.run(self.arun(requests, total=total, on_outcome=on_outcome))
 
-    async def arun(self, requests: Iterable[JudgeRequest], *, total: int | None = None
-                   ) -> list[ItemOutcome]:
+    async def arun(self, requests: Iterable[JudgeRequest], *, total: int | None = None,
+                   on_outcome: OnOutcome | None = None) -> list[ItemOutcome]:
         """One outcome per request, in the same order.
 
         ``requests`` may be a lazy iterable: it is read as the calls go out (the calls get
@@ -105,6 +129,12 @@ class Engine:
         flight while later requests are still being built (give ``total``, the number it
         will yield, for the progress display). A dry run and ``--batch`` read it whole
         first.
+
+        ``on_outcome(i, outcome)`` hears of request ``i``'s outcome as soon as it is known
+        (a cache hit when read, an answer when it settles), so work on it can be done while
+        other calls are in flight. It is a notice, not a promise: a copy of a request asked
+        twice, a dry run and ``--batch`` are not announced, and a notice that raises ends
+        the notices. The outcome it is given is the very object the returned list holds.
         """
         if self.config.dry_run or self.config.batch or isinstance(requests, Sequence):
             return await self._arun_all(list(requests))
@@ -113,7 +143,7 @@ class Engine:
             self._start_note()
             self._event(EngineEvent("start", items=total or 0))
             try:
-                return await self._stream(iter(requests), cache)
+                return await self._stream(iter(requests), cache, on_outcome)
             finally:
                 self._event(EngineEvent("end"))
         finally:
@@ -349,9 +379,10 @@ class Engine:
             self._settled = None
             await provider.aclose()
 
-    async def _stream(self, requests: Iterator[JudgeRequest],
-                      cache: VerdictCache | None) -> list[ItemOutcome]:
+    async def _stream(self, requests: Iterator[JudgeRequest], cache: VerdictCache | None,
+                      on_outcome: OnOutcome | None = None) -> list[ItemOutcome]:
         """Ask each request as it is read; the calls get a turn every ``READ_SLICE_SECONDS``."""
+        notice = _Notice(on_outcome)
         outcomes: list[ItemOutcome | None] = []
         todo: dict[str, list[int]] = {}
         reqs: list[JudgeRequest] = []
@@ -368,10 +399,14 @@ class Engine:
                     outcomes.append(None)
                     h = self._hash(req)
                     if self._place(i, req, h, cache, outcomes, todo):
-                        tasks.append(asyncio.create_task(
-                            self._item(provider, limiter, cache, req, h, None)))
+                        task = asyncio.create_task(
+                            self._item(provider, limiter, cache, req, h, None))
+                        if on_outcome is not None:
+                            task.add_done_callback(notice.of(i))
+                        tasks.append(task)
                     elif (hit := outcomes[i]) is not None:
                         self._event(EngineEvent("item", cached=True, count=1, state=hit.state))
+                        notice(i, hit)
                     if time.perf_counter() >= turn:  # the calls made so far go out
                         await asyncio.sleep(0)
                         turn = time.perf_counter() + READ_SLICE_SECONDS

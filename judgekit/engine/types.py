@@ -128,10 +128,12 @@ class Judge(Protocol):
 
     config: EngineConfig
 
-    def run(self, requests: Iterable[JudgeRequest], *, total: int | None = None
+    def run(self, requests: Iterable[JudgeRequest], *, total: int | None = None,
+            on_outcome: Callable[[int, ItemOutcome], object] | None = None
             ) -> list[ItemOutcome]:
         """One outcome per request, in order; ``requests`` may be a lazy iterable of
-        ``total`` requests, read while the first calls are in flight."""
+        ``total`` requests, read while the first calls are in flight. ``on_outcome(i,
+        outcome)``, when given, may hear of outcomes before the list is returned."""
         ...
 
     def estimate(self, requests: Sequence[JudgeRequest]) -> Estimate:

@@ -156,6 +156,40 @@ def _attach_repeats(report: PairwiseReport, firsts: dict[str, ItemOutcome],
             report.repeats.setdefault(base, []).append((first, again))
 
 
+class _EarlyRecords:
+    """Pair records built as soon as both orders of a pair are answered, while other calls
+    are in flight (the engine's ``on_outcome``); used only for the very outcomes the run
+    returns, so a record is the same whether it was built early or at the end."""
+
+    def __init__(self, asked: Sequence[PlannedPair], shown: dict[int, tuple[bool, bool]],
+                 n: int) -> None:
+        self._asked, self._shown, self._n = asked, shown, n
+        self._outcomes: dict[int, ItemOutcome] = {}
+        self._records: dict[int, tuple[ItemOutcome, ItemOutcome, PairRecord]] = {}
+
+    def __call__(self, i: int, outcome: ItemOutcome) -> None:
+        if i >= self._n:  # a repeat: no record of its own
+            return
+        self._outcomes[i] = outcome
+        other = self._outcomes.get(i ^ 1)
+        if other is None:
+            return
+        k = i // 2
+        first, second = (outcome, other) if i % 2 == 0 else (other, outcome)
+        pair = self._asked[k]
+        ref, ctx = self._shown[id(pair)]
+        self._records[k] = (first, second, _record(pair, [first, second], reference=ref,
+                                                   context=ctx))
+
+    def get(self, k: int, outcomes: Sequence[ItemOutcome] | None) -> PairRecord | None:
+        """Pair ``k``'s record if it was built from exactly ``outcomes``."""
+        got = self._records.get(k)
+        if got is None or outcomes is None or len(outcomes) != 2:
+            return None
+        first, second, record = got
+        return record if outcomes[0] is first and outcomes[1] is second else None
+
+
 def run_pairwise(runs: Sequence[RunResult], summary: ScoreSummary | None, engine: Judge,
                  options: PairwiseOptions | None = None, *,
                  exclude: Sequence[str] = DEFAULT_INFRA_PATHS) -> PairwiseReport:
@@ -195,19 +229,23 @@ def run_pairwise(runs: Sequence[RunResult], summary: ScoreSummary | None, engine
     common: dict[str, Any] = dict(judge=config.model, select=options.select, notes=notes,
                                   threshold=options.reliability_threshold, seed=options.seed)
     total = n + len(chosen) * options.stability_repeats
+    early = _EarlyRecords(asked, shown, n)
     if config.dry_run:
         estimate = engine.estimate(list(requests()))
         outcomes: list[ItemOutcome] = []
     else:
-        outcomes = engine.run(requests(), total=total) if total else []
+        outcomes = engine.run(requests(), total=total, on_outcome=early) if total else []
     records, at = [], 0
     for pair in pairs:
         if pair.identical:
             records.append(_record(pair, None, reference=False, context=False))
             continue
-        ref, ctx = shown[id(pair)]
-        records.append(_record(pair, outcomes[at:at + 2] if outcomes else None, reference=ref,
-                               context=ctx, dry_run=config.dry_run))
+        two = outcomes[at:at + 2] if outcomes else None
+        record = early.get(at // 2, two)
+        if record is None:
+            ref, ctx = shown[id(pair)]
+            record = _record(pair, two, reference=ref, context=ctx, dry_run=config.dry_run)
+        records.append(record)
         at += 2
     if config.dry_run:
         return PairwiseReport(records=records, estimate=estimate, **common)

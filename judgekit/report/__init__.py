@@ -23,11 +23,12 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgekit.io import atomic_write_text
-from judgekit.report.html import render_html
+from judgekit.report.html import html_parts, render_html
 from judgekit.report.load import ReportInputs, load_report_dir
 from judgekit.report.markdown import render_markdown
 from judgekit.report.outdir import OUTPUT_FILES, replace_dir
@@ -48,19 +49,27 @@ def write_report_files(inputs: ReportInputs, out_dir: str | Path) -> list[Path]:
     return [out / name for name in REPORT_FILES]
 
 
+def _write_parts(path: Path, parts: Iterable[str]) -> None:
+    """Write ``parts`` one after another (a large file is never joined into one string)."""
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.writelines(parts)
+
+
 def _write_set(inputs: ReportInputs, out: Path) -> None:
     # Parts a step did not produce stay out of the file, as they are absent from the result.
     (out / "summary.json").write_text(inputs.summary.to_json_text(), encoding="utf-8")
     (out / "results.jsonl").write_text(
         "".join(r.model_dump_json() + "\n" for r in inputs.summary.results), encoding="utf-8")
-    (out / "runs.jsonl").write_text(
-        "".join(r.model_dump_json() + "\n" for r in inputs.runs), encoding="utf-8")
+    prepared = inputs.prepared
+    _write_parts(out / "runs.jsonl", (
+        (line if prepared is not None and (line := prepared.json_line(r)) is not None
+         else r.model_dump_json()) + "\n" for r in inputs.runs))
     for name, records in (("pairwise.jsonl", inputs.pairwise), ("audit.jsonl", inputs.audit)):
         if records:
             (out / name).write_text("".join(r.model_dump_json() + "\n" for r in records),
                                     encoding="utf-8")
     (out / "report.md").write_text(render_markdown(inputs), encoding="utf-8")
-    (out / "report.html").write_text(render_html(inputs), encoding="utf-8")
+    _write_parts(out / "report.html", html_parts(inputs))
 
 
 def write_reports(result: EvalResult, out_dir: str | Path, *,

@@ -27,7 +27,7 @@ from judgekit.report.content import (
 )
 from judgekit.report.format import interval, money, num, pct, seconds
 from judgekit.report.html_judged import audit_section, pairwise_section, reliability_box
-from judgekit.report.html_tasks import tasks_section
+from judgekit.report.html_tasks import tasks_section_parts
 from judgekit.report.load import ReportInputs
 from judgekit.report.markup import Raw, e, not_run, section, table
 from judgekit.summary import EvalSummary
@@ -131,17 +131,22 @@ def _header(inputs: ReportInputs, title: str) -> str:
             f"<nav>{nav}</nav>{notes}</header>")
 
 
+def html_parts(inputs: ReportInputs, title: str = "judgekit report") -> list[str]:
+    """The whole page as pieces in order (written one by one: the page is never one string)."""
+    s = inputs.summary
+    return [
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        "<meta name=\"color-scheme\" content=\"light\">"
+        f"<title>{e(title)}</title><style>{_asset('report.css')}</style></head><body><main>",
+        _header(inputs, title), reliability_box(s), _warnings(inputs), _arms(s),
+        _comparisons(s), pairwise_section(inputs), audit_section(inputs),
+        *tasks_section_parts(inputs),
+        "</main><footer class=\"muted\">Written by judgekit. "
+        "Rebuild with <code>judgekit report DIR</code>.</footer>"
+        f"<script>{_asset('report.js')}</script></body></html>\n"]
+
+
 def render_html(inputs: ReportInputs, title: str = "judgekit report") -> str:
     """Render the whole page as one string."""
-    s = inputs.summary
-    body = Raw("".join([
-        _header(inputs, title), reliability_box(s), _warnings(inputs), _arms(s),
-        _comparisons(s),
-        pairwise_section(inputs), audit_section(inputs), tasks_section(inputs)]))
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            "<meta name=\"color-scheme\" content=\"light\">"
-            f"<title>{e(title)}</title><style>{_asset('report.css')}</style></head>"
-            f"<body><main>{body}</main><footer class=\"muted\">Written by judgekit. "
-            "Rebuild with <code>judgekit report DIR</code>.</footer>"
-            f"<script>{_asset('report.js')}</script></body></html>\n")
+    return "".join(html_parts(inputs, title))

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 #: Characters of each material shown (its end: logs say last what went wrong).
 MATERIAL_CHARS = 20_000
+#: Where a section's body goes, to split the section into its opening and closing.
+MARK = "\x00"
 
 COLUMNS = ("task", "arm", "attempt", "test", "precision", "recall", "F1", "duration", "cost",
            "verdicts")
@@ -42,7 +44,21 @@ def _files(scored: ScoredResult) -> str:
     return f"<h5>Files</h5><ul class=\"files\">{rows}</ul>"
 
 
-def _pairwise(entry: ResultEntry, records: list[PairRecord]) -> str:
+def _pair_rows(r: PairRecord) -> str:
+    rows = []
+    for dim, d in r.dimensions.items():
+        reasons = " / ".join(t for t in (d.reasoning1, d.reasoning2) if t)
+        rows.append(f"<tr><td>{e(r.arm_a)} vs {e(r.arm_b)}</td>"
+                    f"<td>{e(dim)}</td><td>{e(d.winner)}</td>"
+                    f"<td>{e(d.order1 or '–')} / {e(d.order2 or '–')}</td>"
+                    f"<td>{'yes' if d.position_bias else 'no'}</td>"
+                    f"<td>{e(d.state)}</td><td>{e(reasons)}</td></tr>")
+    return "".join(rows)
+
+
+def _pairwise(entry: ResultEntry, records: list[PairRecord], rendered: dict[int, str]) -> str:
+    """The verdicts of the pairs ``entry`` took part in; each record's rows are rendered
+    once (``rendered``, by record) for both of its results."""
     arm, attempt = entry.scored.arm, entry.scored.attempt
 
     def involves(r: PairRecord) -> bool:
@@ -53,13 +69,9 @@ def _pairwise(entry: ResultEntry, records: list[PairRecord]) -> str:
         return ""
     rows = []
     for r in mine:
-        for dim, d in r.dimensions.items():
-            reasons = " / ".join(t for t in (d.reasoning1, d.reasoning2) if t)
-            rows.append(f"<tr><td>{e(r.arm_a)} vs {e(r.arm_b)}</td>"
-                        f"<td>{e(dim)}</td><td>{e(d.winner)}</td>"
-                        f"<td>{e(d.order1 or '–')} / {e(d.order2 or '–')}</td>"
-                        f"<td>{'yes' if d.position_bias else 'no'}</td>"
-                        f"<td>{e(d.state)}</td><td>{e(reasons)}</td></tr>")
+        if (got := rendered.get(id(r))) is None:
+            got = rendered[id(r)] = _pair_rows(r)
+        rows.append(got)
     return ("<h5>Pairwise verdicts</h5><table class=\"inner\"><thead><tr><th>pair</th>"
             "<th>dimension</th><th>winner</th><th>order 1 / order 2</th><th>position bias</th>"
             f"<th>state</th><th>reasoning</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
@@ -132,15 +144,16 @@ def static_details(scored: ScoredResult, run: RunResult | None) -> str:
     return "".join(parts)
 
 
-def _details(entry: ResultEntry, view: TaskView, prepared: PreparedParts | None) -> str:
+def _details(entry: ResultEntry, view: TaskView, prepared: PreparedParts | None,
+             pairwise: dict[int, str]) -> list[str]:
     static = prepared.html(entry.scored, entry.run) if prepared is not None else None
     parts = [static if static is not None else static_details(entry.scored, entry.run)]
     if entry.verdicts:
         repeated = repeated_keys(entry.verdicts)
         parts.append("<h5>Audit verdicts</h5>" + "".join(
             verdict_card(v, with_run=record_key(v) in repeated) for v in entry.verdicts))
-    parts.append(_pairwise(entry, view.pairwise))
-    return "".join(parts)
+    parts.append(_pairwise(entry, view.pairwise, pairwise))
+    return parts
 
 
 def _verdict_summary(entry: ResultEntry) -> str:
@@ -156,7 +169,8 @@ def _verdict_summary(entry: ResultEntry) -> str:
     return "".join(out) or "–"
 
 
-def _row(entry: ResultEntry, view: TaskView, first: bool, prepared: PreparedParts | None) -> str:
+def _row(entry: ResultEntry, view: TaskView, first: bool, prepared: PreparedParts | None,
+         pairwise: dict[int, str]) -> list[str]:
     s = entry.scored
     anchor = f' id="task-{e(view.task_id)}"' if first else ""
     status = str(s.test_status)
@@ -175,14 +189,16 @@ def _row(entry: ResultEntry, view: TaskView, first: bool, prepared: PreparedPart
         label += f" · run {s.run_id}"
     detail = (f'<tr class="detail" data-status="{e(status)}" data-text="{e(text.lower())}">'
               f'<td colspan="{len(COLUMNS)}"><details><summary>{e(label)}</summary>'
-              f'<div class="detail-body">{_details(entry, view, prepared)}</div></details></td></tr>')
-    return row + detail
+              '<div class="detail-body">')
+    return [row, detail, *_details(entry, view, prepared, pairwise), "</div></details></td></tr>"]
 
 
-def tasks_section(inputs: ReportInputs) -> str:
+def tasks_section_parts(inputs: ReportInputs) -> list[str]:
+    """The per-task section as pieces in page order (a report's bulk: written piece by
+    piece, never joined into one string)."""
     views = task_views(inputs)
     if not views:
-        return section("tasks", "Results by task", not_run("No results."))
+        return [section("tasks", "Results by task", not_run("No results."))]
     statuses = sorted({str(en.scored.test_status) for v in views for en in v.entries})
     options = "".join(f'<option value="{e(s)}">{e(s)}</option>' for s in statuses)
     controls = ('<div class="controls"><label>Filter <input type="search" id="filter" '
@@ -191,9 +207,18 @@ def tasks_section(inputs: ReportInputs) -> str:
                 '<button type="button" id="expand">Open all</button> '
                 '<button type="button" id="collapse">Close all</button></div>')
     head = "".join(f"<th>{e(c)}</th>" for c in COLUMNS)
-    bodies = "".join(
-        "<tbody class=\"task-group\">" + "".join(
-            _row(en, v, i == 0, inputs.prepared) for i, en in enumerate(v.entries)) + "</tbody>"
-        for v in views)
-    body = Raw(f'{controls}<table class="tasks"><thead><tr>{head}</tr></thead>{bodies}</table>')
-    return section("tasks", "Results by task", body)
+    opening, closing = section("tasks", "Results by task", MARK).split(MARK)
+    parts = [opening, f'{controls}<table class="tasks"><thead><tr>{head}</tr></thead>']
+    pairwise: dict[int, str] = {}
+    for v in views:
+        parts.append('<tbody class="task-group">')
+        for i, en in enumerate(v.entries):
+            parts += _row(en, v, i == 0, inputs.prepared, pairwise)
+        parts.append("</tbody>")
+    parts += ["</table>", closing]
+    return parts
+
+
+def tasks_section(inputs: ReportInputs) -> Raw:
+    """The per-task section: one row per result, details that open."""
+    return Raw("".join(tasks_section_parts(inputs)))

@@ -1,7 +1,8 @@
 """The parts of a report that no verdict changes, rendered ahead of time.
 
 A result's diff, ground-truth diff, test output and materials take most of a report's
-rendering time, and none of them depends on what the judge says. ``PreparedParts`` renders
+rendering time, and none of them depends on what the judge says; nor does a run's line of
+``runs.jsonl``. ``PreparedParts`` renders
 them one result at a time from :meth:`PreparedParts.steps`, a generator the caller advances
 whenever it has nothing better to do: ``judgekit judge`` hands it to the engine, which
 advances it between model calls (see :meth:`judgekit.engine.Engine.between_calls`).
@@ -33,10 +34,12 @@ def _fingerprint(scored: ScoredResult) -> _Key:
 
 
 class PreparedParts:
-    """Per-result HTML and Markdown details, keyed by the run object they were made from."""
+    """Per-result HTML and Markdown details and each run's JSON line, keyed by the run
+    object they were made from."""
 
     def __init__(self) -> None:
         self._parts: dict[int, tuple[RunResult, _Key, str, list[str]]] = {}
+        self._lines: dict[int, tuple[RunResult, str]] = {}
 
     @property
     def ready(self) -> int:
@@ -45,7 +48,7 @@ class PreparedParts:
 
     def steps(self, runs: Sequence[RunResult], results: Sequence[ScoredResult]
               ) -> Iterator[None]:
-        """Render each result's parts; yields after each one."""
+        """Render each result's parts, then each run's JSON line; yields after each one."""
         from judgekit.report.content import joined_runs
         from judgekit.report.html_tasks import static_details
         from judgekit.report.markdown import result_details
@@ -56,6 +59,9 @@ class PreparedParts:
             self._parts[id(run)] = (run, _fingerprint(scored), static_details(scored, run),
                                     result_details(scored, run))
             yield
+        for run in runs:
+            self._lines[id(run)] = (run, run.model_dump_json())
+            yield
 
     def _get(self, scored: ScoredResult, run: RunResult | None
              ) -> tuple[RunResult, _Key, str, list[str]] | None:
@@ -63,6 +69,11 @@ class PreparedParts:
         if got is None or got[0] is not run or got[1] != _fingerprint(scored):
             return None
         return got
+
+    def json_line(self, run: RunResult) -> str | None:
+        """``run``'s line of ``runs.jsonl`` (no newline), if made."""
+        got = self._lines.get(id(run))
+        return got[1] if got is not None and got[0] is run else None
 
     def html(self, scored: ScoredResult, run: RunResult | None) -> str | None:
         """The HTML details of ``run`` as scored by ``scored``, if rendered."""

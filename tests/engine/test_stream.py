@@ -80,3 +80,34 @@ def test_work_that_fails_between_calls_does_not_fail_the_run(server: FakeAPIServ
     engine.between_calls(broken())
     outcomes = engine.run(reqs(3))
     assert [o.state for o in outcomes] == ["valid"] * 3
+
+
+def test_outcomes_are_announced_as_they_settle_as_the_very_objects_returned(
+        server: FakeAPIServer, tmp_path: Path) -> None:
+    Engine(config(server, tmp_path)).run(reqs(2))  # k0 and k1 are cache hits below
+    heard: list[tuple[int, object, int]] = []
+
+    def on_outcome(i: int, outcome: object) -> None:
+        heard.append((i, outcome, server.count()))
+
+    outcomes = Engine(config(server, tmp_path, concurrency=2)).run(
+        iter(reqs(6)), total=6, on_outcome=on_outcome)
+
+    assert sorted(i for i, _, _ in heard) == list(range(6))
+    assert all(outcomes[i] is outcome for i, outcome, _ in heard)
+    # the cache hits are announced when read, before every call has been made
+    assert [calls for i, _, calls in heard if i < 2] == [2, 2]
+
+
+def test_a_notice_that_raises_ends_the_notices_not_the_run(server: FakeAPIServer,
+                                                           tmp_path: Path) -> None:
+    heard: list[int] = []
+
+    def broken(i: int, _: object) -> None:
+        heard.append(i)
+        raise RuntimeError("a bug in the caller's notice")
+
+    outcomes = Engine(config(server, tmp_path, use_cache=False)).run(
+        iter(reqs(5)), total=5, on_outcome=broken)
+    assert [o.state for o in outcomes] == ["valid"] * 5
+    assert len(heard) == 1

@@ -123,3 +123,35 @@ def test_a_rerun_is_served_from_the_cache_without_calls(tmp_path: Path, monkeypa
         assert server.count() == 2
     assert [o.cached for o in again.records[0].orders] == [True, True]
     assert again.records[0].dimensions == first.records[0].dimensions
+
+
+class _Unannounced:
+    """The same engine, without its early notices: every record is built at the end."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.config = engine.config
+        self._engine = engine
+
+    def run(self, requests, *, total=None, on_outcome=None):
+        return self._engine.run(requests, total=total)
+
+    def estimate(self, requests):
+        return self._engine.estimate(requests)
+
+
+def test_records_built_while_calls_fly_equal_records_built_at_the_end(
+        tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    runs = [r for t in ("t1", "t2", "t3") for r in (result(t, "a", diff("plain " + t)),
+                                                     result(t, "b", diff("GOOD " + t)))]
+    with FakeAPIServer(prefers("GOOD")) as server:
+        early = _run(runs, server, tmp_path, use_cache=False)
+        late = run_pairwise(runs, score(runs),
+                            _Unannounced(_engine(server, tmp_path, use_cache=False)))
+        assert server.count() == 12
+
+    def plain(records):  # the first call of a server also pays to write its prompt cache
+        return [r.model_dump(exclude={"orders": {"__all__": {"cost_usd"}}}) for r in records]
+
+    assert plain(early.records) == plain(late.records)
+    assert {d.winner for r in early.records for d in r.dimensions.values()} == {"b"}
