@@ -23,6 +23,7 @@ Example:
 from __future__ import annotations
 
 import ast
+import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -237,5 +238,7 @@ def embedding_text(chunk: Chunk, form: str | None = WORDS) -> str:
 
 
 def header_line(path: str, name: str | None) -> str:
-    """The first line of a chunk's embedding text."""
-    return f"{path} {name}" if name else path
+    """The first line of a chunk's embedding text: the file's path without its extension
+    (in every chunk, and telling a search nothing the code does not), then the name."""
+    stem = posixpath.splitext(path)[0]
+    return f"{stem} {name}" if name else stem

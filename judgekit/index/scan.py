@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from judgekit.index.chunking import TokenFit, chunk_text
+from judgekit.index.chunking import TokenFit, chunk_text, header_line
 from judgekit.index.text import code_words
 from judgekit.index.models import Chunk
 from judgekit.index.tokens import ModelTokenizer
@@ -73,7 +73,7 @@ class Chunker:
             return chunk_text(path, text)
         tok = self.tokenizer
         lines = text.splitlines()
-        base = tok.count(code_words(path))
+        base = tok.count(code_words(header_line(path, None)))
 
         @cache
         def header(name: str | None) -> int:
