@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         from judgekit.report import write_reports
 
-        report = write_reports(result, args.out)
+        report = write_reports(result, args.out, summary=summary)
     if args.json:
         print_json(summary.as_json())
     elif result.audit is not None:

@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         from judgekit.report import write_reports
 
-        report = write_reports(result, args.out, prepared=prepared)
+        report = write_reports(result, args.out, prepared=prepared, summary=summary)
     table = not args.json and not args.out
     if args.json:
         print_json(summary.as_json())

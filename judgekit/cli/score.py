@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     if tasks:
         say(tasks)
     summary = summary_of(result)
-    report = write_reports(result, args.out) if args.out else None
+    report = write_reports(result, args.out, summary=summary) if args.out else None
     if args.json:
         print_json(summary.as_json())
     else:

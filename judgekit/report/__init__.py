@@ -36,6 +36,7 @@ from judgekit.report.prepare import PreparedParts
 
 if TYPE_CHECKING:
     from judgekit.evaluate import EvalResult
+    from judgekit.summary import EvalSummary
 
 REPORT_FILES: tuple[str, ...] = ("report.html", "report.md")
 
@@ -73,16 +74,18 @@ def _write_set(inputs: ReportInputs, out: Path) -> None:
 
 
 def write_reports(result: EvalResult, out_dir: str | Path, *,
-                  prepared: PreparedParts | None = None) -> Path:
+                  prepared: PreparedParts | None = None,
+                  summary: EvalSummary | None = None) -> Path:
     """Write every file of ``result`` into ``out_dir`` as one set; return ``report.html``'s path.
 
     Whatever ``out_dir`` held before is replaced as a whole (see
     :func:`judgekit.report.outdir.replace_dir`); the command line refuses to replace another
     evaluation's output unless asked to (``--force``). ``prepared`` holds parts of the
-    reports rendered ahead (:class:`~judgekit.report.prepare.PreparedParts`).
+    reports rendered ahead (:class:`~judgekit.report.prepare.PreparedParts`); ``summary`` is
+    ``summary_of(result)`` when the caller has it already.
     """
     out = Path(out_dir)
-    inputs = ReportInputs.from_result(result, prepared)
+    inputs = ReportInputs.from_result(result, prepared, summary)
     replace_dir(out, lambda staging: _write_set(inputs, staging))
     return out / "report.html"
 

@@ -32,7 +32,7 @@ from judgekit.pairwise.report import PairRecord
 from judgekit.runs.load import read_jsonl
 from judgekit.runs.models import RunResult
 from judgekit.runs.validation import validate
-from judgekit.summary import EvalSummary
+from judgekit.summary import EvalSummary, summary_of
 
 if TYPE_CHECKING:
     from judgekit.evaluate import EvalResult
@@ -70,13 +70,14 @@ class ReportInputs:
                    audit=[AuditRecord.model_validate(r) for r in audit])
 
     @classmethod
-    def from_result(cls, result: EvalResult, prepared: PreparedParts | None = None
-                    ) -> ReportInputs:
+    def from_result(cls, result: EvalResult, prepared: PreparedParts | None = None,
+                    summary: EvalSummary | None = None) -> ReportInputs:
         """Collect the inputs of an in-memory evaluation (no file is read or written);
-        ``prepared`` holds parts of its report rendered ahead."""
+        ``prepared`` holds parts of its report rendered ahead, ``summary`` its typed summary
+        when the caller has made it already (:func:`judgekit.summary.summary_of`)."""
         return cls(
             prepared=prepared,
-            summary=EvalSummary.model_validate(result.summary_dict()),
+            summary=summary if summary is not None else summary_of(result),
             runs=list(result.runs),
             pairwise=_records(result.pairwise, PairRecord),
             audit=_records(result.audit, AuditRecord),
