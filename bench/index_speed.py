@@ -25,7 +25,7 @@ the ratios cancel most of its load):
 The one-time int8 ONNX export is made (and timed) before anything is measured.
 
 Usage:
-    python bench/index_speed.py [--chunks 1500] [--slices 4] [--json]
+    python bench/index_speed.py [--chunks 1500] [--slices 4] [--libraries rich jinja2] [--json]
 """
 
 from __future__ import annotations
@@ -72,11 +72,11 @@ np.save(sys.argv[3], vectors)
 """
 
 
-def make_corpus(dest: Path, target_chunks: int) -> list[str]:
+def make_corpus(dest: Path, target_chunks: int, libraries: tuple[str, ...] = LIBRARIES) -> list[str]:
     """Copy library sources into ``dest`` until ~``target_chunks`` 40-line windows; their names."""
     used: list[str] = []
     count = 0
-    for name in LIBRARIES:
+    for name in libraries:
         spec = importlib.util.find_spec(name)
         if not spec or not spec.submodule_search_locations:
             continue
@@ -158,6 +158,8 @@ def main() -> int:
     parser.add_argument("--slices", type=int, default=4, help="alternations in the embedding-stage comparison")
     parser.add_argument("--stage-chunks", type=int, default=600, help="texts in the embedding-stage comparison")
     parser.add_argument("--queries", type=int, default=150)
+    parser.add_argument("--libraries", nargs="+", default=list(LIBRARIES), metavar="NAME",
+                        help="installed packages whose sources make the corpus, in order")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--full-window", action="store_true",
                         help="also chunk to the model's whole window (fp32 encode time and "
@@ -178,7 +180,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="index-bench-") as tmp:
         tmp_p = Path(tmp)
         corpus = tmp_p / "corpus"
-        result["corpus"] = "+".join(make_corpus(corpus, args.chunks))
+        result["corpus"] = "+".join(make_corpus(corpus, args.chunks, tuple(args.libraries)))
         files = corpus_files(corpus)
         plain_chunks = [c for rel, text in files.items() for c in _windows(rel, text)]
         plain_texts = [embedding_text(c, SOURCE) for c in plain_chunks]
