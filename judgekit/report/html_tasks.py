@@ -15,7 +15,7 @@ from judgekit.report.format import money, num, seconds
 from judgekit.report.html_judged import verdict_card
 from judgekit.report.judged import record_key, repeated_keys, verdict_of
 from judgekit.report.load import ReportInputs
-from judgekit.report.markup import Raw, badge, e, not_run, pre, section
+from judgekit.report.markup import Raw, badge, e, not_run, pre, section, section_ends
 from judgekit.runs.models import RunResult
 from judgekit.scoring.models import ScoredResult
 
@@ -24,8 +24,6 @@ if TYPE_CHECKING:
 
 #: Characters of each material shown (its end: logs say last what went wrong).
 MATERIAL_CHARS = 20_000
-#: Where a section's body goes, to split the section into its opening and closing.
-MARK = "\x00"
 
 COLUMNS = ("task", "arm", "attempt", "test", "precision", "recall", "F1", "duration", "cost",
            "verdicts")
@@ -207,7 +205,7 @@ def tasks_section_parts(inputs: ReportInputs) -> list[str]:
                 '<button type="button" id="expand">Open all</button> '
                 '<button type="button" id="collapse">Close all</button></div>')
     head = "".join(f"<th>{e(c)}</th>" for c in COLUMNS)
-    opening, closing = section("tasks", "Results by task", MARK).split(MARK)
+    opening, closing = section_ends("tasks", "Results by task")
     parts = [opening, f'{controls}<table class="tasks"><thead><tr>{head}</tr></thead>']
     pairwise: dict[int, str] = {}
     for v in views:

@@ -86,7 +86,13 @@ def _diff_line(line: str) -> str:
 
 
 def section(anchor: str, title: str, body: str) -> Raw:
-    return Raw(f'<section id="{e(anchor)}"><h2>{e(title)}</h2>{body}</section>')
+    opening, closing = section_ends(anchor, title)
+    return Raw(f"{opening}{body}{closing}")
+
+
+def section_ends(anchor: str, title: str) -> tuple[Raw, Raw]:
+    """A section's opening (with its heading) and closing, for a body written in pieces."""
+    return Raw(f'<section id="{e(anchor)}"><h2>{e(title)}</h2>'), Raw("</section>")
 
 
 def not_run(text: str) -> Raw:
