@@ -103,5 +103,6 @@ class Manifest(BaseModel):
     backend: str | None = Field(default=None, description="Backend that embedded the chunks.")
     dtype: str | None = Field(default=None, description="Numerics the chunks were embedded in.")
     text: str | None = Field(default=None, description=(
-        "How a chunk became the text embedded: 'words' (code read as words, see "
-        "judgekit.index.text) or 'source' / null (as written). Queries take the same form."))
+        "How a chunk became the text embedded: 'words-2' (code read as words, see "
+        "judgekit.index.text), 'words' (the same with the word self kept) or 'source' / null "
+        "(as written). Queries take the same form."))
