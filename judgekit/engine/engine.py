@@ -31,7 +31,7 @@ from judgekit.engine.redact import redact
 from judgekit.engine.retry import AdaptiveLimiter, ProviderRefused, Skipped, call_with_retry
 from judgekit.engine.structured import canonical_json, schema_problems
 from judgekit.engine.tokens import REQUEST_OVERHEAD_TOKENS, estimate_tokens, max_tokens_of
-from judgekit.engine.types import Estimate, ItemOutcome, JudgeRequest, State, Usage
+from judgekit.engine.types import Estimate, ItemOutcome, JudgeRequest, OnOutcome, State, Usage
 from judgekit.errors import ConfigError
 
 #: reason of an item not asked because the cost cap would not admit its call.
@@ -56,9 +56,6 @@ class _Answered(Skipped):
     def __init__(self, outcome: ItemOutcome) -> None:
         super().__init__("answered by another process")
         self.outcome = outcome
-
-
-OnOutcome = Callable[[int, ItemOutcome], object]
 
 
 class _Notice:

@@ -122,6 +122,10 @@ class Estimate(BaseModel):
         return f"{self.calls} calls, ~${self.est_cost_usd:.2f} estimated"
 
 
+#: ``on_outcome(i, outcome)``: told of request ``i``'s outcome as soon as it is known.
+OnOutcome = Callable[[int, ItemOutcome], object]
+
+
 class Judge(Protocol):
     """What pairwise judging, the audit and :func:`judgekit.evaluate` need of a judge:
     :class:`judgekit.engine.Engine` is one; a test double or another backend can be."""
@@ -129,8 +133,7 @@ class Judge(Protocol):
     config: EngineConfig
 
     def run(self, requests: Iterable[JudgeRequest], *, total: int | None = None,
-            on_outcome: Callable[[int, ItemOutcome], object] | None = None
-            ) -> list[ItemOutcome]:
+            on_outcome: OnOutcome | None = None) -> list[ItemOutcome]:
         """One outcome per request, in order; ``requests`` may be a lazy iterable of
         ``total`` requests, read while the first calls are in flight. ``on_outcome(i,
         outcome)``, when given, may hear of outcomes before the list is returned."""

@@ -52,7 +52,7 @@ def write_report_files(inputs: ReportInputs, out_dir: str | Path) -> list[Path]:
 
 def _write_parts(path: Path, parts: Iterable[str]) -> None:
     """Write ``parts`` one after another (a large file is never joined into one string)."""
-    with open(path, "w", encoding="utf-8", newline="") as f:
+    with open(path, "w", encoding="utf-8") as f:
         f.writelines(parts)
 
 
