@@ -84,12 +84,18 @@ def test_a_unit_interrupted_at_any_line_removes_its_workspace(unit_and_runner) -
     lines = count.seen
     assert lines > 200
     left: list[tuple[int, list[str]]] = []
-    for at in sorted({*range(1, 150, 3), *range(150, lines, lines // 30)}):
-        tracer, _ = run_interrupted(runner, unit, at)
-        assert tracer.fired
+    points = sorted({*range(1, 150, 3), *range(150, lines, lines // 30)})
+    fired = 0
+    for at in points:
+        tracer, finished = run_interrupted(runner, unit, at)
+        # a run may take fewer lines than the one counted (its waits poll): a point past
+        # its end does not fire, and the run then completes, which must leave nothing too
+        assert tracer.fired or (finished is not None and at > 150), at
+        fired += tracer.fired
         names = [p.name for p in workspaces.iterdir()]
         if names:
             left.append((at, names))
             for p in workspaces.iterdir():
                 shutil.rmtree(p, ignore_errors=True)
     assert left == [], f"interrupts at these lines left workspaces: {left[:5]}"
+    assert fired >= 0.9 * len(points), (fired, len(points))
