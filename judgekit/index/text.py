@@ -10,7 +10,8 @@ stay, so a line's tokens still add up over a run of lines when chunks are sized.
 
 Queries go through the same function (``batch_size`` finds ``batch size``), decided by the
 index's ``text`` field, so an index embedded from the source text is still queried as
-source text, and one embedded before ``self`` was left out keeps it in its queries. What it does to speed and retrieval is measured by ``bench/index_speed.py``
+source text, and one embedded before ``self`` was left out keeps it in its queries. What
+it does to speed and retrieval is measured by ``bench/index_speed.py``
 (tokens embedded, hit@5 on docstring queries, against the source text form).
 
 Example:
