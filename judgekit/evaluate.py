@@ -8,7 +8,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -19,7 +19,7 @@ from judgekit.runs.load import LoadReport, iter_results, load_runs_report, no_re
 from judgekit.runs.adapters import Adapter
 from judgekit.runs.enrich import EnrichReport
 from judgekit.runs.models import RunResult
-from judgekit.scoring.models import ScoreSummary
+from judgekit.scoring.models import ScoredResult, ScoreSummary
 from judgekit.scoring.score import Similarity, score, score_rows, summarise
 
 
@@ -69,6 +69,31 @@ def _similarity(enabled: bool) -> Similarity | None:
     except ImportError:
         return None
     return diff_similarities if index_available() else None
+
+
+class _Pending:
+    """The evaluation's result, made once its score summary is: in the first steps the
+    engine runs between calls (:meth:`steps`), or when first needed (:meth:`result`)."""
+
+    def __init__(self, runs: list[RunResult], enrichment: EnrichReport | None, *,
+                 rows: Sequence[ScoredResult], make: Callable[[], ScoreSummary]) -> None:
+        self.rows = rows
+        self._runs, self._enrichment, self._make = runs, enrichment, make
+        self._result: EvalResult | None = None
+
+    def result(self) -> EvalResult:
+        if self._result is None:
+            self._result = EvalResult(runs=self._runs, summary=self._make(),
+                                      enrichment=self._enrichment)
+        return self._result
+
+    def steps(self, then: Callable[[EvalResult], Iterable[object]] | None
+              ) -> Iterator[object]:
+        """The summary (one step), then ``then``'s work on the result."""
+        result = self.result()
+        yield None
+        if then is not None:
+            yield from then(result)
 
 
 def evaluate(
@@ -126,23 +151,31 @@ def evaluate(
         from judgekit.runs.enrich import enrich_tasks
 
         enrichment = enrich_tasks(runs, tasks)
-    summary = score(runs, exclude=exclude, mixed_models=mixed_models, seed=seed_value,
-                    similarity=sim, load_warnings=load_warnings)
-    result = EvalResult(runs=runs, summary=summary, enrichment=enrichment)
-    if judge is None or not (pairwise or audit):
-        return result
+    judging = judge is not None and (pairwise or audit)
+    if sim is not None or not judging:
+        summary = score(runs, exclude=exclude, mixed_models=mixed_models, seed=seed_value,
+                        similarity=sim, load_warnings=load_warnings)
+        pending = _Pending(runs, enrichment, rows=summary.results, make=lambda: summary)
+        if not judging:
+            return pending.result()
+    else:  # pairs need only the rows; the statistics are made while the first calls wait
+        rows = score_rows(runs, exclude=exclude)
+        pending = _Pending(runs, enrichment, rows=rows, make=lambda: summarise(
+            rows, mixed_models=mixed_models, seed=seed_value, load_warnings=load_warnings))
     from judgekit.engine import Engine, EngineConfig
 
     config = judge if isinstance(judge, EngineConfig) else EngineConfig(model=str(judge))
     engine = Engine(config)
-    if while_judging is not None:
-        engine.between_calls(while_judging(result))
+    engine.between_calls(pending.steps(while_judging))
+    judged = None
     if pairwise:
         from judgekit.pairwise import run_pairwise
 
-        result.pairwise = run_pairwise(runs, summary, engine, pairwise_options, exclude=exclude)
+        judged = run_pairwise(runs, pending.rows, engine, pairwise_options, exclude=exclude)
+    result = pending.result()
+    result.pairwise = judged
     if audit:
         from judgekit.audit import run_audit
 
-        result.audit = run_audit(runs, summary, engine, audit_options)
+        result.audit = run_audit(runs, result.summary, engine, audit_options)
     return result

@@ -42,6 +42,9 @@ OVER_BUDGET = MAX_COST_REASON
 EST_OUTPUT_TOKENS = 400
 #: longest stretch the engine spends reading requests before its calls get a turn.
 READ_SLICE_SECONDS = 0.002
+#: a turn of the event loop shorter than this ran nothing but the engine's own look: work
+#: handed to ``between_calls`` takes a step only after such an idle turn.
+IDLE_TURN_SECONDS = 0.0005
 #: seconds between looks at an item another process is asking.
 CLAIM_POLL_SECONDS = 0.25
 
@@ -190,15 +193,19 @@ class Engine:
         For work that does not depend on the answers (rendering a report's diffs, say): it
         fills the time the engine spends waiting for the provider. Each step should be
         short, since an answer that arrives during a step waits for it. Steps run only
-        while a run makes calls, after its requests are all read; what is left when the
-        calls end stays for the caller to finish. A step that raises ends its work, and the
+        while a run makes calls, after its requests are all read, and only on a turn of
+        the event loop that found nothing else to do (calls to send, answers to read); what
+        is left when the calls end stays for the caller to finish. A step that raises ends its work, and the
         caller meets the error again when it does that work itself.
         """
         self._background.append(iter(work))
 
     async def _advance_background(self) -> None:
         while self._background:
-            await asyncio.sleep(0)  # one step per turn of the event loop, after the calls
+            waited = time.perf_counter()
+            await asyncio.sleep(0)  # the calls ready to go (or be read) go first
+            if time.perf_counter() - waited > IDLE_TURN_SECONDS:
+                continue  # the loop had other work this turn: look again next turn
             work = self._background[0]
             try:
                 next(work)

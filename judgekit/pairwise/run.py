@@ -32,9 +32,12 @@ from judgekit.scoring.score import score_result
 VERDICT_NAME = "submit_verdict"
 
 
-def _scored_rows(runs: Sequence[RunResult], summary: ScoreSummary | None,
+def _scored_rows(runs: Sequence[RunResult],
+                 summary: ScoreSummary | Sequence[ScoredResult] | None,
                  exclude: Sequence[str]) -> list[ScoredResult]:
-    rows = list(summary.results) if summary is not None else []
+    if isinstance(summary, ScoreSummary):
+        summary = summary.results
+    rows = list(summary) if summary is not None else []
     if len(rows) == len(runs) and all(
             r.task_id == s.task_id and r.arm == s.arm and r.attempt == s.attempt
             for r, s in zip(runs, rows)):
@@ -190,11 +193,14 @@ class _EarlyRecords:
         return record if outcomes[0] is first and outcomes[1] is second else None
 
 
-def run_pairwise(runs: Sequence[RunResult], summary: ScoreSummary | None, engine: Judge,
+def run_pairwise(runs: Sequence[RunResult],
+                 summary: ScoreSummary | Sequence[ScoredResult] | None, engine: Judge,
                  options: PairwiseOptions | None = None, *,
                  exclude: Sequence[str] = DEFAULT_INFRA_PATHS) -> PairwiseReport:
     """Judge every planned pair in both orders and combine them by flip-and-draw.
 
+    ``summary`` is the runs' score summary or just their scored rows (what pairing reads:
+    test outcomes and F1); without it the runs are scored here.
     ``engine`` is a :class:`judgekit.engine.Judge` (an :class:`~judgekit.engine.Engine`);
     on a dry run (``engine.config.dry_run``) no call is made and the report carries the
     estimate instead of verdicts. With ``options.stability_sample``, that many (pair,
