@@ -376,8 +376,24 @@ def _file_sections(diff: str) -> list[str]:
     return head + [diff[s:e] for s, e in zip(starts, starts[1:] + [len(diff)])]
 
 
+def _may_name(diff: str, exclude: Sequence[str]) -> bool:
+    """False only when no path in ``diff`` can lie under an ``exclude`` prefix: none of
+    the prefixes occurs anywhere in its text (a prefix git would quote or escape is
+    assumed to occur)."""
+    for prefix in exclude:
+        bare = prefix.rstrip("/")
+        if not bare.isascii() or not bare.isprintable() or '"' in bare or "\\" in bare:
+            return True
+        if bare in diff:
+            return True
+    return False
+
+
 def strip_paths(diff: str, exclude: Sequence[str] = DEFAULT_INFRA_PATHS) -> str:
     """Return ``diff`` without the file sections of excluded paths."""
+    if ((diff.startswith("diff --git ") or "\ndiff --git " in diff)  # git sections, and
+            and not _may_name(diff, exclude)):  # none of them can be dropped
+        return diff if diff.endswith("\n") else diff + "\n"
     sections = _file_sections(diff)
     kept: list[str] = []
     if sections:

@@ -155,3 +155,31 @@ def test_strip_paths_removes_infra_sections_only():
     stripped = strip_paths(INFRA)
     assert ".bobbin" not in stripped and ".claude" not in stripped
     assert files_touched(stripped) == ["src/app.py"]
+
+
+def test_a_diff_naming_no_excluded_prefix_is_kept_whole_as_the_full_parse_would(
+        monkeypatch) -> None:
+    """The shortcut (no excluded prefix anywhere in the text) gives what parsing every
+    section gives, on every diff of the bundled runs and on edge cases."""
+    import json
+    from pathlib import Path
+
+    import judgekit.diffs as diffs
+
+    texts = [RENAME, PURE_RENAME, DELETE, RENAME.rstrip("\n"), "diff --git a/x b/x\n",
+             'diff --git "a/sp ace/\\303\\251.py" "b/sp ace/\\303\\251.py"\n--- "a/sp ace/'
+             '\\303\\251.py"\n+++ "b/sp ace/\\303\\251.py"\n@@ -1 +1 @@\n-a\n+b\n',
+             "preamble line\n" + DELETE]
+    root = Path(__file__).resolve().parents[2] / "examples" / "bobbin"
+    for path in sorted(root.rglob("*.json")):
+        data = json.loads(path.read_text())
+        for key in ("agent_diff", "diff", "ground_truth_diff", "gold_patch"):
+            if isinstance(data, dict) and isinstance(data.get(key), str):
+                texts.append(data[key])
+    assert len(texts) > 10
+    excludes = [diffs.DEFAULT_INFRA_PATHS, ("src",), ("src/old_name.py",), ("gone.py/",),
+                ("sp ace",), ()]
+    fast = {(t, ex): strip_paths(t, ex) for t in texts for ex in excludes}
+    monkeypatch.setattr(diffs, "_may_name", lambda diff, exclude: True)  # always parse
+    for (t, ex), got in fast.items():
+        assert got == strip_paths(t, ex), (ex, t[:200])
