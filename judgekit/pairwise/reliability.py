@@ -21,7 +21,7 @@ Example:
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -60,22 +60,24 @@ class Comparison:
 
 def _fairness_ci(comps: Sequence[Comparison], seed: int) -> list[float] | None:
     """Percentile bootstrap of the mean lean, resampling whole pairs (their dimensions
-    move together)."""
+    move together).
+
+    A pair enters the mean only through its (sum of leans, dimensions) kind, of which
+    there are a handful; resampling ``k`` pairs is drawing how many of each kind, one
+    multinomial draw per resample, whatever the number of pairs.
+    """
     by_pair: dict[str, list[int]] = defaultdict(list)
     for c in comps:
         by_pair[c.pair].append(c.lean)
     if not by_pair:
         return None
-    sums = np.array([sum(v) for v in by_pair.values()], dtype=float)
-    counts = np.array([len(v) for v in by_pair.values()], dtype=float)
-    rng = np.random.default_rng(seed)
-    k = len(sums)
-    stats: list[np.ndarray] = []
-    rows = max(1, min(BOOTSTRAP, 2_000_000 // k))
-    for start in range(0, BOOTSTRAP, rows):
-        idx = rng.integers(0, k, size=(min(rows, BOOTSTRAP - start), k))
-        stats.append(sums[idx].sum(axis=1) / counts[idx].sum(axis=1))
-    lo, hi = np.percentile(np.concatenate(stats), [2.5, 97.5])
+    kinds = Counter((sum(v), len(v)) for v in by_pair.values())
+    sums = np.array([s for s, _ in kinds], dtype=float)
+    counts = np.array([n for _, n in kinds], dtype=float)
+    share = np.array(list(kinds.values()), dtype=float) / len(by_pair)
+    drawn = np.random.default_rng(seed).multinomial(len(by_pair), share, size=BOOTSTRAP)
+    stats = (drawn @ sums) / (drawn @ counts)
+    lo, hi = np.percentile(stats, [2.5, 97.5])
     return [round(float(lo), 4), round(float(hi), 4)]
 
 
