@@ -198,18 +198,32 @@ class EvalSummary(ScoreSummary):
     audit: AuditSummary | None = None
     notes: list[str] = Field(default_factory=list)
 
+    def _not_given(self) -> set[str]:
+        return set(type(self).model_fields) - self.model_fields_set
+
     def as_json(self) -> dict[str, Any]:
         """What ``summary.json`` holds: every field given, parts not run left out."""
-        return self.model_dump(mode="json", exclude_unset=True)
+        return self.model_dump(mode="json", exclude=self._not_given())
 
     def to_json_text(self) -> str:
         """``summary.json``'s text."""
-        return self.model_dump_json(indent=2, exclude_unset=True) + "\n"
+        return self.model_dump_json(indent=2, exclude=self._not_given()) + "\n"
 
 
 def summary_of(result: Any) -> EvalSummary:
-    """The typed summary of an :class:`~judgekit.evaluate.EvalResult`."""
-    return EvalSummary.model_validate(result.summary_dict())
+    """The typed summary of an :class:`~judgekit.evaluate.EvalResult`.
+
+    The scoring summary's values are taken as they are (typed already), not written out
+    and read back; the judged parts' entries are validated.
+    """
+    score = result.summary
+    data: dict[str, Any] = {name: getattr(score, name) for name in type(score).model_fields}
+    for part in (result.pairwise, result.audit):
+        if part is not None:
+            data.update(part.summary_entries())
+    if result.notes:
+        data["notes"] = list(result.notes)
+    return EvalSummary.model_validate(data)
 
 
 __all__ = [
