@@ -76,3 +76,22 @@ def test_a_dry_run_still_gives_the_summary(tmp_path: Path,
         result = evaluate(runs, judge=config, audit=False)
         assert server.count() == 0
     assert result.summary == score(runs)
+
+
+def test_the_typed_summary_is_what_its_written_out_form_reads_back_as(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``summary_of`` takes the scoring summary's values as they are; ``summary.json`` is
+    the same as writing them out and validating them again."""
+    from judgekit.summary import EvalSummary, summary_of
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    runs = _runs() + [result("t9", "c", diff("alone"))]  # an arm paired with none (n = 0)
+    with FakeAPIServer(prefers("better")) as server:
+        judged = evaluate(runs, judge=_config(server, tmp_path), audit=False)
+    judged.notes.append("a note")
+    direct = summary_of(judged)
+    round_trip = EvalSummary.model_validate(judged.summary_dict())
+    assert direct.to_json_text() == round_trip.model_dump_json(indent=2,
+                                                                exclude_unset=True) + "\n"
+    assert direct.as_json() == round_trip.model_dump(mode="json", exclude_unset=True)
+    assert direct.results[0] is judged.summary.results[0]  # taken, not copied
