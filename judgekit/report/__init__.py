@@ -59,9 +59,10 @@ def _write_parts(path: Path, parts: Iterable[str]) -> None:
 def _write_set(inputs: ReportInputs, out: Path) -> None:
     # Parts a step did not produce stay out of the file, as they are absent from the result.
     (out / "summary.json").write_text(inputs.summary.to_json_text(), encoding="utf-8")
-    (out / "results.jsonl").write_text(
-        "".join(r.model_dump_json() + "\n" for r in inputs.summary.results), encoding="utf-8")
     prepared = inputs.prepared
+    _write_parts(out / "results.jsonl", (
+        (line if prepared is not None and (line := prepared.scored_line(r)) is not None
+         else r.model_dump_json()) + "\n" for r in inputs.summary.results))
     _write_parts(out / "runs.jsonl", (
         (line if prepared is not None and (line := prepared.json_line(r)) is not None
          else r.model_dump_json()) + "\n" for r in inputs.runs))

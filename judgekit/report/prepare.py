@@ -2,7 +2,7 @@
 
 A result's diff, ground-truth diff, test output and materials take most of a report's
 rendering time, and none of them depends on what the judge says; nor does a run's line of
-``runs.jsonl``. ``PreparedParts`` renders them one result at a time from
+``runs.jsonl`` or a score's line of ``results.jsonl``. ``PreparedParts`` renders them one result at a time from
 :meth:`PreparedParts.steps`, a generator the caller advances
 whenever it has nothing better to do: ``judgekit judge`` hands it to the engine, which
 advances it between model calls (see :meth:`judgekit.engine.Engine.between_calls`).
@@ -40,6 +40,7 @@ class PreparedParts:
     def __init__(self) -> None:
         self._parts: dict[int, tuple[RunResult, _Key, str, list[str]]] = {}
         self._lines: dict[int, tuple[RunResult, str]] = {}
+        self._scored: dict[int, tuple[ScoredResult, str]] = {}
 
     @property
     def ready(self) -> int:
@@ -48,7 +49,8 @@ class PreparedParts:
 
     def steps(self, runs: Sequence[RunResult], results: Sequence[ScoredResult]
               ) -> Iterator[None]:
-        """Render each result's parts, then each run's JSON line; yields after each one."""
+        """Render each result's parts, then each run's JSON line, then each score's;
+        yields after each one."""
         from judgekit.report.content import joined_runs
         from judgekit.report.html_tasks import static_details
         from judgekit.report.markdown import result_details
@@ -62,6 +64,9 @@ class PreparedParts:
         for run in runs:
             self._lines[id(run)] = (run, run.model_dump_json())
             yield
+        for scored in results:
+            self._scored[id(scored)] = (scored, scored.model_dump_json())
+            yield
 
     def _get(self, scored: ScoredResult, run: RunResult | None
              ) -> tuple[RunResult, _Key, str, list[str]] | None:
@@ -74,6 +79,11 @@ class PreparedParts:
         """``run``'s line of ``runs.jsonl`` (no newline), if made."""
         got = self._lines.get(id(run))
         return got[1] if got is not None and got[0] is run else None
+
+    def scored_line(self, scored: ScoredResult) -> str | None:
+        """``scored``'s line of ``results.jsonl`` (no newline), if made."""
+        got = self._scored.get(id(scored))
+        return got[1] if got is not None and got[0] is scored else None
 
     def html(self, scored: ScoredResult, run: RunResult | None) -> str | None:
         """The HTML details of ``run`` as scored by ``scored``, if rendered."""

@@ -20,6 +20,7 @@ def test_reports_from_parts_prepared_ahead_are_byte_for_byte_the_same(tmp_path: 
     for _ in prepared.steps(result.runs, result.summary.results):
         pass
     assert prepared.ready == len(result.runs)
+    assert prepared.scored_line(result.summary.results[-1]) is not None
     half = PreparedParts()
     for _ in islice(half.steps(result.runs, result.summary.results), len(result.runs) // 2):
         pass
