@@ -7,7 +7,8 @@ per model call. For each concurrency level the benchmark times, in the same run:
   with the very bodies judgekit would send, nothing else), in a subprocess;
 * **judge**: the command a user types, ``judgekit judge RUN --judge anthropic:M --no-audit
   --concurrency C --no-cache --out DIR`` in a subprocess (pairwise judging only, two arms,
-  one task in ten with identical diffs, which costs no call).
+  one task in ten with identical diffs, which costs no call); with ``--no-out``, the same
+  without ``--out`` (the summary table printed, no report written).
 
 Each is run on a small and a large run file; the marginal wall time per call,
 ``(T_large - T_small) / (calls_large - calls_small)``, removes start-up costs (imports,
@@ -20,6 +21,7 @@ Usage::
 
     python bench/judge_throughput.py [--latency 0.25] [--concurrency 16 32 64 128] [--rounds 2]
     python bench/judge_throughput.py --tree before=/path/to/older/checkout   # before/after
+    python bench/judge_throughput.py --no-out      # without --out: no report written
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ ROOT = Path(__file__).resolve().parent.parent
 #: the secondary diff similarity (torch embeddings of every diff, opt-in with ``--similarity``)
 #: is scoring work, not judging: kept out so the figures are about the judge path.
 JUDGE_EXTRA: list[str] = []
+#: time the command without ``--out`` (the summary table printed, no report written)
+NO_OUT = False
 
 
 def _diff(task: int, marker: str, lines: int = 30) -> str:
@@ -150,8 +154,8 @@ def judge(url: str, concurrency: int, run_file: Path, out: Path, *extra: str,
     if tree != ROOT:
         full_env["PYTHONPATH"] = str(tree)
     cmd = [sys.executable, "-m", "judgekit", "judge", str(run_file), "--judge", MODEL,
-           "--no-audit", "--concurrency", str(concurrency), "--out", str(out),
-           *JUDGE_EXTRA, *extra]
+           "--no-audit", "--concurrency", str(concurrency),
+           *([] if NO_OUT else ["--out", str(out)]), *JUDGE_EXTRA, *extra]
     if "--cache" not in extra:
         cmd.append("--no-cache")
     start = time.perf_counter()
@@ -231,8 +235,13 @@ def main() -> int:
     parser.add_argument("--judge-arg", action="append", default=[],
                         help="extra argument for judgekit judge (repeatable), e.g. "
                              "--judge-arg=--no-similarity on versions where similarity is on")
+    parser.add_argument("--no-out", action="store_true",
+                        help="run judgekit judge without --out: the summary table is printed "
+                             "and no report is written")
     args = parser.parse_args()
     JUDGE_EXTRA.extend(args.judge_arg)
+    global NO_OUT
+    NO_OUT = args.no_out
     with tempfile.TemporaryDirectory(prefix="judgekit-judge-throughput-") as tmp:
         throughput(args, Path(tmp))
     return 0
