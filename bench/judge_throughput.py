@@ -53,7 +53,8 @@ def _diff(task: int, marker: str, lines: int = 30) -> str:
             "     return None\n")
 
 
-def write_runs(path: Path, n_tasks: int, identical_every: int = 10) -> int:
+def write_runs(path: Path, n_tasks: int, identical_every: int = 10,
+               diff_lines: int = 30) -> int:
     """A native run file: ``n_tasks`` tasks, arms ``base`` and ``ctx``; every
     ``identical_every``-th task has the same diff in both arms. Returns the calls a
     pairwise judgement of it makes (two per non-identical pair)."""
@@ -68,7 +69,8 @@ def write_runs(path: Path, n_tasks: int, identical_every: int = 10) -> int:
             marker = "same" if same else arm
             results.append({
                 "task": task, "arm": arm, "attempt": 0, "model": "agent-x",
-                "agent_diff": _diff(t, marker), "ground_truth_diff": _diff(t, "fix"),
+                "agent_diff": _diff(t, marker, diff_lines),
+                "ground_truth_diff": _diff(t, "fix", diff_lines),
                 "test": {"exit_code": 0, "output": "===== 3 passed in 0.1s =====",
                          "framework": "pytest"}})
         calls += 0 if same else 2
@@ -184,7 +186,7 @@ def throughput(args: argparse.Namespace, tmp: Path) -> None:
             for size, per_slot in (("small", args.small), ("large", args.large)):
                 n_tasks = max(2, round(per_slot * c / 1.8))  # 1.8 calls per task on average
                 run_file = tmp / f"runs-{c}-{size}.json"
-                calls = write_runs(run_file, n_tasks)
+                calls = write_runs(run_file, n_tasks, diff_lines=args.diff_lines)
                 bodies_file = tmp / f"bodies-{c}-{size}.json"
                 bodies_file.write_text(json.dumps(bodies_of(run_file, url)))
                 files[size] = (run_file, bodies_file, calls)
@@ -235,6 +237,8 @@ def main() -> int:
     parser.add_argument("--judge-arg", action="append", default=[],
                         help="extra argument for judgekit judge (repeatable), e.g. "
                              "--judge-arg=--no-similarity on versions where similarity is on")
+    parser.add_argument("--diff-lines", type=int, default=30,
+                        help="added lines in each diff of the generated run files")
     parser.add_argument("--no-out", action="store_true",
                         help="run judgekit judge without --out: the summary table is printed "
                              "and no report is written")
