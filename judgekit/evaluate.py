@@ -155,9 +155,9 @@ def evaluate(
     if sim is not None or not judging:
         summary = score(runs, exclude=exclude, mixed_models=mixed_models, seed=seed_value,
                         similarity=sim, load_warnings=load_warnings)
-        pending = _Pending(runs, enrichment, rows=summary.results, make=lambda: summary)
         if not judging:
-            return pending.result()
+            return EvalResult(runs=runs, summary=summary, enrichment=enrichment)
+        pending = _Pending(runs, enrichment, rows=summary.results, make=lambda: summary)
     else:  # pairs need only the rows; the statistics are made while the first calls wait
         rows = score_rows(runs, exclude=exclude)
         pending = _Pending(runs, enrichment, rows=rows, make=lambda: summarise(

@@ -195,8 +195,8 @@ class Engine:
         short, since an answer that arrives during a step waits for it. Steps run only
         while a run makes calls, after its requests are all read, and only on a turn of
         the event loop that found nothing else to do (calls to send, answers to read); what
-        is left when the calls end stays for the caller to finish. A step that raises ends its work, and the
-        caller meets the error again when it does that work itself.
+        is left when the calls end stays for the caller to finish. A step that raises ends
+        its work, and the caller meets the error again when it does that work itself.
         """
         self._background.append(iter(work))
 

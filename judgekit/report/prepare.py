@@ -2,8 +2,8 @@
 
 A result's diff, ground-truth diff, test output and materials take most of a report's
 rendering time, and none of them depends on what the judge says; nor does a run's line of
-``runs.jsonl`` or a score's line of ``results.jsonl``. ``PreparedParts`` renders them one result at a time from
-:meth:`PreparedParts.steps`, a generator the caller advances
+``runs.jsonl`` or a score's line of ``results.jsonl``. ``PreparedParts`` renders them one
+result at a time from :meth:`PreparedParts.steps`, a generator the caller advances
 whenever it has nothing better to do: ``judgekit judge`` hands it to the engine, which
 advances it between model calls (see :meth:`judgekit.engine.Engine.between_calls`).
 Rendering the report then reuses what is ready and renders the rest itself, so the files
