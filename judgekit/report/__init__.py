@@ -23,9 +23,11 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
 
 from judgekit.io import atomic_write_text
 from judgekit.report.html import html_parts, render_html
@@ -56,16 +58,22 @@ def _write_parts(path: Path, parts: Iterable[str]) -> None:
         f.writelines(parts)
 
 
+def _json_lines(models: Iterable[BaseModel], made: Callable[[Any], str | None] | None
+                ) -> Iterator[str]:
+    """Each model's JSON line: the one ``made`` ahead when there is one."""
+    for m in models:
+        line = made(m) if made is not None else None
+        yield (line if line is not None else m.model_dump_json()) + "\n"
+
+
 def _write_set(inputs: ReportInputs, out: Path) -> None:
     # Parts a step did not produce stay out of the file, as they are absent from the result.
     (out / "summary.json").write_text(inputs.summary.to_json_text(), encoding="utf-8")
     prepared = inputs.prepared
-    _write_parts(out / "results.jsonl", (
-        (line if prepared is not None and (line := prepared.scored_line(r)) is not None
-         else r.model_dump_json()) + "\n" for r in inputs.summary.results))
-    _write_parts(out / "runs.jsonl", (
-        (line if prepared is not None and (line := prepared.json_line(r)) is not None
-         else r.model_dump_json()) + "\n" for r in inputs.runs))
+    _write_parts(out / "results.jsonl", _json_lines(
+        inputs.summary.results, prepared.scored_line if prepared is not None else None))
+    _write_parts(out / "runs.jsonl", _json_lines(
+        inputs.runs, prepared.json_line if prepared is not None else None))
     for name, records in (("pairwise.jsonl", inputs.pairwise), ("audit.jsonl", inputs.audit)):
         if records:
             (out / name).write_text("".join(r.model_dump_json() + "\n" for r in records),
