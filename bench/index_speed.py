@@ -21,6 +21,11 @@ the ratios cancel most of its load):
   ``--full-window`` fp32 on chunks sized to the model's whole window rather than half of
   it (encode time and hit@5). Queries of
   judgekit's chunks take the index's text form, as ``judgekit`` search does.
+* **torch backend** (``--torch-backend``): the whole ``judgekit index --backend torch``
+  command on a small corpus (the first library, about ``--torch-chunks`` windows), with the
+  model run by judgekit's own BERT encoder against the same command with
+  sentence-transformers running it, alternating; and the import times of torch and of
+  sentence-transformers in fresh processes.
 
 The one-time int8 ONNX export is made (and timed) before anything is measured.
 
@@ -69,6 +74,16 @@ began = time.perf_counter()
 vectors = model.encode(texts, batch_size=32, normalize_embeddings=True)
 print(json.dumps({"encode_s": time.perf_counter() - began}))
 np.save(sys.argv[3], vectors)
+"""
+
+#: ``judgekit`` with the torch backend's network forced to sentence-transformers (``st``) or not.
+TORCH_DRIVER = r"""
+import sys
+import judgekit.index.embed as embed
+if sys.argv[1] == "st":
+    embed._native_model = lambda source, device: (None, "forced by the benchmark")
+from judgekit.cli import main
+raise SystemExit(main(sys.argv[2:]))
 """
 
 
@@ -164,6 +179,10 @@ def main() -> int:
     parser.add_argument("--full-window", action="store_true",
                         help="also chunk to the model's whole window (fp32 encode time and "
                              "hit@5): what sizing chunks to half of it changes")
+    parser.add_argument("--torch-backend", action="store_true",
+                        help="also time the whole command with --backend torch, judgekit's BERT "
+                             "encoder against sentence-transformers, on a small corpus")
+    parser.add_argument("--torch-chunks", type=int, default=300, help="size of that corpus in 40-line windows")
     parser.add_argument("--source-form", action="store_true",
                         help="also embed judgekit's chunks as written (fp32) for hit@5: what "
                              "reading code as words changes")
@@ -275,6 +294,8 @@ def main() -> int:
             result["judgekit_tokens_embedded"] = int(sum(min(n + 2, emb.max_length) for n in fitted))
             written = tok.line_tokens([embedding_text(c, SOURCE) for c in stored.chunks])
             result["judgekit_tokens_as_written"] = int(sum(min(n + 2, emb.max_length) for n in written))
+        if args.torch_backend:
+            result["torch_backend"] = _torch_backend(tmp_p, args.libraries, args.torch_chunks)
     result["gpu"] = _gpu_stage(jk_texts, args.slices)
 
     if args.json:
@@ -283,6 +304,39 @@ def main() -> int:
     for key, value in result.items():
         print(f"{key:34} {value}")
     return 0
+
+
+def _torch_backend(tmp: Path, libraries: list[str], chunks: int, rounds: int = 2) -> dict[str, object]:
+    """Whole ``judgekit index --backend torch`` runs: judgekit's encoder against sentence-transformers."""
+    corpus = tmp / "torch-corpus"
+    used = make_corpus(corpus, chunks, tuple(libraries))
+    driver = tmp / "torch_driver.py"
+    driver.write_text(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n{TORCH_DRIVER}")
+    walls: dict[str, list[float]] = {"judgekit-bert": [], "sentence-transformers": []}
+    stats: dict[str, dict[str, Any]] = {}
+    for _ in range(rounds):
+        for which, flag in (("judgekit-bert", "own"), ("sentence-transformers", "st")):
+            shutil.rmtree(tmp / "torch-idx", ignore_errors=True)
+            wall, out = timed_run([sys.executable, str(driver), flag, "index", str(corpus), "--out",
+                                   str(tmp / "torch-idx"), "--backend", "torch", "--json"])
+            walls[which].append(wall)
+            stats[which] = json.loads(out)
+    imports = {}
+    for module in ("torch", "sentence_transformers"):
+        imports[module] = min(timed_run([sys.executable, "-c", f"import {module}"])[0] for _ in range(rounds))
+    own, st = (float(np.mean(walls[k])) for k in ("judgekit-bert", "sentence-transformers"))
+    return {
+        "corpus": "+".join(used), "chunks": stats["judgekit-bert"]["chunks"],
+        "implementations": [stats[k]["implementation"] for k in walls],
+        "judgekit_bert_command_s": round(own, 2), "sentence_transformers_command_s": round(st, 2),
+        "command_ratio": round(own / st, 2),
+        "judgekit_bert_load_s": stats["judgekit-bert"]["load_seconds"],
+        "sentence_transformers_load_s": stats["sentence-transformers"]["load_seconds"],
+        "judgekit_bert_embed_chunks_per_s": stats["judgekit-bert"]["embed_chunks_per_s"],
+        "sentence_transformers_embed_chunks_per_s": stats["sentence-transformers"]["embed_chunks_per_s"],
+        "import_torch_s": round(imports["torch"], 2),
+        "import_sentence_transformers_s": round(imports["sentence_transformers"], 2),
+    }
 
 
 def _stage(emb: Any, st: Any, texts: list[str], slices: int) -> tuple[dict[str, object], np.ndarray, np.ndarray]:

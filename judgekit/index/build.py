@@ -145,6 +145,7 @@ def build_index(
         model=name,
         dtype=meta.dtype or "float32",
         backend=meta.backend or "torch",
+        implementation=getattr(embedder, "implementation", None),
         fallback=getattr(embedder, "fallback", None),
         probe_min_cosine=getattr(embedder, "probe_min_cosine", None),
         gpu_utilisation=round(sum(utilisation) / len(utilisation), 3) if utilisation else None,

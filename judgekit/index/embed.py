@@ -2,7 +2,8 @@
 
 * Backend: on a CPU, the int8 ONNX copy of the model (:mod:`.onnx_export`, made once
   locally from the packaged weights) run by onnxruntime, when onnxruntime is installed and
-  the copy kept quality; otherwise torch with sentence-transformers. A fallback is counted
+  the copy kept quality; otherwise torch, running judgekit's own BERT encoder
+  (:mod:`.bert`) or, for other architectures, sentence-transformers. A fallback is counted
   in :data:`FALLBACKS` and its reason is kept on the embedder.
 * Device (torch): CUDA, then Apple MPS, then CPU, unless one is named.
 * Numerics (torch): fp16 on GPUs, bf16 on CPUs with AMX; the reduced precision is kept
@@ -80,6 +81,7 @@ class TextEmbedder(Protocol):
     export_seconds: float
     probe_min_cosine: float | None
     fallback: str | None
+    implementation: str
     gpu_utilisation: float | None
     last_threads: int | None
 
@@ -182,7 +184,11 @@ def probe_cosine(ref: np.ndarray, got: np.ndarray) -> float:
 
 
 class Embedder:
-    """A sentence-transformers model run by torch, plus the batching that feeds it.
+    """A model run by torch, plus the batching that feeds it.
+
+    The network is judgekit's own BERT encoder (:mod:`.bert`) when it can run the model,
+    which spares the import of sentence-transformers; otherwise sentence-transformers
+    loads and runs it. ``implementation`` says which, ``why_not_native`` why not ours.
 
     Args:
         model: name or path; ``None`` for the packaged default.
@@ -207,27 +213,31 @@ class Embedder:
         if dtype is not None and dtype not in ("float32", "float16", "bfloat16"):
             raise ConfigError(f"dtype {dtype!r} is not run by torch; use float32, float16 or bfloat16")
         import torch
-        from sentence_transformers import SentenceTransformer
-
-        _quiet_loading()
 
         self.name, source = resolve_model(model)
         self.device = pick_device(device)
-        try:
-            st = SentenceTransformer(source, device=self.device)
-        except Exception as exc:
-            raise ConfigError(f"cannot load embedding model {self.name!r}: {exc}".splitlines()[0]) from exc
-        st.eval()
+        st, self.why_not_native = _native_model(source, self.device)
+        if st is not None:
+            self.implementation = "judgekit-bert"
+            self.max_length = st.layout.max_seq_length
+            self.dim = st.layout.hidden
+            self._hf_tokenizer = None
+            self._token_types = False
+            self.tokenizer = ModelTokenizer.from_dir(source, self.max_length)
+        else:
+            st = _sentence_transformer(self.name, source, self.device)
+            self.implementation = "sentence-transformers"
+            self.max_length = int(st.max_seq_length or 512)
+            dim_of = getattr(st, "get_embedding_dimension", None) or st.get_sentence_embedding_dimension
+            self.dim = int(dim_of() or 0)
+            self._hf_tokenizer = getattr(st, "tokenizer", None)
+            names = getattr(self._hf_tokenizer, "model_input_names", None) or ["input_ids", "attention_mask"]
+            self._token_types = "token_type_ids" in names
+            self.tokenizer = ModelTokenizer.from_dir(source, self.max_length) if Path(source).is_dir() else None
+        self._native = self.implementation == "judgekit-bert"
         kind = self.device.split(":")[0]
         self.batch_size = batch_size or BATCH_SIZES.get(kind, 16)
         self.group = GROUPS.get(kind, 512)
-        self.max_length = int(st.max_seq_length or 512)
-        dim_of = getattr(st, "get_embedding_dimension", None) or st.get_sentence_embedding_dimension
-        self.dim = int(dim_of() or 0)
-        self._hf_tokenizer = getattr(st, "tokenizer", None)
-        names = getattr(self._hf_tokenizer, "model_input_names", None) or ["input_ids", "attention_mask"]
-        self._token_types = "token_type_ids" in names
-        self.tokenizer = ModelTokenizer.from_dir(source, self.max_length) if Path(source).is_dir() else None
         self._st: Any = st
         #: Measure and adapt the CPU thread count batch by batch (see :mod:`.threads`).
         self.tune_threads = True
@@ -304,11 +314,15 @@ class Embedder:
                         chosen = tuner.choose()
                         torch.set_num_threads(chosen)
                     began = time.perf_counter()
-                    features = {"input_ids": _to_device(torch, batch.input_ids, device),
-                                "attention_mask": _to_device(torch, batch.attention_mask, device)}
-                    if self._token_types:
-                        features["token_type_ids"] = torch.zeros_like(features["input_ids"])
-                    emb = st(features)["sentence_embedding"].float()
+                    input_ids = _to_device(torch, batch.input_ids, device)
+                    mask = _to_device(torch, batch.attention_mask, device)
+                    if self._native:
+                        emb = st(input_ids, mask).float()
+                    else:
+                        features = {"input_ids": input_ids, "attention_mask": mask}
+                        if self._token_types:
+                            features["token_type_ids"] = torch.zeros_like(input_ids)
+                        emb = st(features)["sentence_embedding"].float()
                     emb = torch.nn.functional.normalize(emb, p=2, dim=1)
                     if cuda:
                         done.append((batch.rows, emb))  # stays on the device until the group ends
@@ -325,6 +339,39 @@ class Embedder:
         if cuda:
             self.gpu_utilisation = sampler.mean()
         return out
+
+
+def _native_model(source: str, device: str) -> tuple[Any, str]:
+    """judgekit's own BERT encoder for ``source`` on ``device``, or ``(None, why not)``."""
+    from judgekit.index.bert import load_encoder, read_layout
+
+    if not Path(source).is_dir():
+        return None, "the model is not a local directory"
+    if not (Path(source) / "tokenizer.json").is_file():
+        return None, "the model has no tokenizer.json"
+    layout, why = read_layout(source)
+    if layout is None:
+        return None, why
+    try:
+        return load_encoder(layout, device), ""
+    except ValueError as exc:
+        return None, str(exc)
+
+
+def _sentence_transformer(name: str, source: str, device: str) -> Any:
+    """The model loaded by sentence-transformers (imported here: it takes seconds)."""
+    if not has_module("sentence_transformers"):
+        raise ConfigError(f"cannot load embedding model {name!r}: it needs sentence-transformers "
+                          "(pip install 'judgekit[index]')")
+    from sentence_transformers import SentenceTransformer
+
+    _quiet_loading()
+    try:
+        st = SentenceTransformer(source, device=device)
+    except Exception as exc:
+        raise ConfigError(f"cannot load embedding model {name!r}: {exc}".splitlines()[0]) from exc
+    st.eval()
+    return st
 
 
 def _to_device(torch: Any, array: np.ndarray, device: Any) -> Any:
@@ -393,7 +440,7 @@ def load_embedder(
         raise ConfigError(f"the onnx backend cannot run {name!r}: {reason}")
     if dtype == "int8":
         raise ConfigError(f"dtype int8 needs the onnx backend, which cannot run {name!r}: {reason}")
-    if not (has_module("torch") and has_module("sentence_transformers")):
+    if not has_module("torch"):
         raise ConfigError(f"cannot load embedding model {name!r}: the torch backend needs the index extra "
                           "(pip install 'judgekit[index]')")
     emb = Embedder(model, device=device, batch_size=batch_size, dtype=dtype)

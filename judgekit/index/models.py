@@ -64,7 +64,10 @@ class IndexStats(BaseModel):
     device: str
     model: str
     dtype: str = Field(default="float32", description="Numerics the model runs in: float32, float16, bfloat16 or int8.")
-    backend: str = Field(default="torch", description="onnx (onnxruntime) or torch (sentence-transformers).")
+    backend: str = Field(default="torch", description="onnx (onnxruntime) or torch.")
+    implementation: str | None = Field(default=None, description=(
+        "The code that ran the model: onnxruntime (the int8 copy), judgekit-bert (judgekit's own "
+        "torch BERT encoder) or sentence-transformers."))
     fallback: str | None = Field(default=None, description="Why the onnx backend was not used, when it was wanted.")
     probe_min_cosine: float | None = Field(
         default=None, description="Worst cosine of reduced-precision probe embeddings to a true fp32 model."

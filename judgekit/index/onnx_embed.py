@@ -52,6 +52,7 @@ class OnnxEmbedder:
     backend = "onnx"
     device = "cpu"
     dtype = "int8"
+    implementation = "onnxruntime"
 
     def __init__(self, info: OnnxExport, tokenizer: ModelTokenizer, sessions: list[Any], name: str) -> None:
         self.info = info
