@@ -7,7 +7,10 @@ critical path of long texts:
   characters before it is tokenised (the rare text that comes out shorter than the window
   is tokenised again whole, so the ids are exactly those of the whole text, truncated);
 * per-line token counts (for sizing chunks) are counted without special tokens; for
-  BERT-style word pieces the tokens of a run of lines are the sum of its lines' tokens.
+  BERT-style word pieces the tokens of a run of lines are the sum of its lines' tokens,
+  and a line's tokens the sum of its words' tokens, so each distinct word is tokenised
+  once per process and lines are counted from that table (:func:`words_add_up` says
+  when a ``tokenizer.json`` allows it).
 
 Example:
     >>> tok = ModelTokenizer.from_dir(model_dir, max_length=256)   # doctest: +SKIP
@@ -17,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -41,6 +45,7 @@ class ModelTokenizer:
         tokenizer.enable_truncation(max_length)
         self.pad_id = int(tokenizer.token_to_id("[PAD]") or 0) if hasattr(tokenizer, "token_to_id") else 0
         self._plain: Any = None
+        self._word_tokens: dict[str, int] | None = None
 
     @classmethod
     def from_dir(cls, model_dir: str | Path, max_length: int) -> ModelTokenizer | None:
@@ -64,18 +69,71 @@ class ModelTokenizer:
         return out
 
     def line_tokens(self, lines: Sequence[str]) -> list[int]:
-        """Tokens of each line, without special tokens and without truncation."""
+        """Tokens of each line, without special tokens and without truncation.
+
+        For word-piece tokenizers that split on whitespace first, a line's tokens are the
+        sum of its words' tokens: each distinct word is tokenised once per process and
+        counted from a table after that (code repeats its words; tokenising every line
+        was most of the time of chunking).
+        """
+        plain = self._plain_tokenizer()
+        if self._word_tokens is None:
+            return [len(e.ids) for e in plain.encode_batch(list(lines), add_special_tokens=False)]
+        table = self._word_tokens
+        joined = "".join(lines)
+        if any(c in joined for c in _SEPARATORS):  # str.split splits there, the tokenizer does not
+            return [len(e.ids) for e in plain.encode_batch(list(lines), add_special_tokens=False)]
+        split = [line.split() for line in lines]
+        new = list({w for words in split for w in words if w not in table})
+        if new:
+            for word, e in zip(new, plain.encode_batch(new, add_special_tokens=False), strict=True):
+                table[word] = len(e.ids)
+        get = table.__getitem__
+        return [sum(map(get, words)) for words in split]
+
+    def _plain_tokenizer(self) -> Any:
         if self._plain is None:
             from tokenizers import Tokenizer
 
-            self._plain = Tokenizer.from_str(self._tok.to_str())
+            spec = self._tok.to_str()
+            self._plain = Tokenizer.from_str(spec)
             self._plain.no_truncation()
             self._plain.no_padding()
-        return [len(e.ids) for e in self._plain.encode_batch(list(lines), add_special_tokens=False)]
+            self._word_tokens = {} if words_add_up(json.loads(spec)) else None
+        return self._plain
 
     def count(self, text: str) -> int:
         """Tokens of one text without special tokens (not truncated)."""
         return self.line_tokens([text])[0]
+
+
+#: Characters ``str.split`` takes for whitespace that are not Unicode whitespace.
+_SEPARATORS = ("\x1c", "\x1d", "\x1e", "\x1f")
+#: Pieces of a ``tokenizer.json`` under which a text's tokens are the sum of its words' tokens.
+ADDITIVE_NORMALIZERS = frozenset({"BertNormalizer", "Lowercase", "NFC", "NFD", "NFKC", "NFKD", "StripAccents"})
+ADDITIVE_PRE_TOKENIZERS = frozenset({"BertPreTokenizer", "Whitespace", "WhitespaceSplit"})
+
+
+def words_add_up(spec: dict[str, Any]) -> bool:
+    """True when a tokenizer (its ``tokenizer.json``) splits on whitespace before word pieces.
+
+    Then the tokens of a text are the sum of the tokens of its whitespace-separated words.
+    """
+    def kinds(part: Any) -> list[str]:
+        if part is None:
+            return []
+        if not isinstance(part, dict):
+            return ["?"]
+        if part.get("type") == "Sequence":
+            inner = part.get("normalizers", part.get("pretokenizers", []))
+            return [k for p in inner for k in kinds(p)]
+        return [str(part.get("type"))]
+
+    model = spec.get("model") or {}
+    pre = kinds(spec.get("pre_tokenizer"))
+    return (model.get("type") == "WordPiece" and bool(pre)
+            and all(k in ADDITIVE_PRE_TOKENIZERS for k in pre)
+            and all(k in ADDITIVE_NORMALIZERS for k in kinds(spec.get("normalizer"))))
 
 
 def _cut(text: str, cap: int) -> str:
