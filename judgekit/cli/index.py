@@ -91,6 +91,8 @@ def run_index(args: argparse.Namespace) -> int:
     say_load(stats.load_seconds, f"embedding model {stats.model} ({stats.backend}, {stats.dtype}, {stats.device})")
     if stats.fallback:
         print(f"onnx backend not used ({stats.fallback}); embedding with torch", file=sys.stderr)
+    if stats.scan_fallback:
+        print(f"chunking: {stats.scan_fallback}", file=sys.stderr)
     # The whole command: from process start (imports included) when it can be read.
     whole = max((process_seconds() if _own_process(args) else None) or (time.perf_counter() - began), stats.seconds)
     stats = stats.model_copy(update={

@@ -33,7 +33,7 @@ from judgekit.index.text import WORDS
 from judgekit.index.embed import TextEmbedder, check_choices, get_embedder, resolve_model, take_load_seconds
 from judgekit.index.files import candidate_files, read_source
 from judgekit.index.models import Chunk, FileEntry, IndexStats, Manifest
-from judgekit.index.scan import TokenWindow, chunk_files, default_workers, model_window
+from judgekit.index.scan import Chunked, TokenWindow, chunk_files, default_workers, model_window
 from judgekit.index.store import StoredIndex, is_index, read_index, write_index
 
 #: Chunks embedded per group (length buckets are formed within a group), per device type.
@@ -90,7 +90,7 @@ def build_index(
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="judgekit-load") as pool:
         loading: Future[TextEmbedder] | None = pool.submit(load) if old is None else None
         t_scan = time.perf_counter()
-        files, used_workers = _scan(root_p, out_p, old, window, workers)
+        files, chunked = _scan(root_p, out_p, old, window, workers)
         scan_s = time.perf_counter() - t_scan
         todo = [f for f in files.values() if f.vectors is None and f.chunks]
         total = sum(len(f.chunks) for f in todo)
@@ -150,7 +150,8 @@ def build_index(
         probe_min_cosine=getattr(embedder, "probe_min_cosine", None),
         gpu_utilisation=round(sum(utilisation) / len(utilisation), 3) if utilisation else None,
         chunk_tokens=chunk_tokens,
-        workers=used_workers,
+        workers=chunked.workers,
+        scan_fallback=chunked.fallback,
     )
 
 
@@ -179,7 +180,7 @@ def _window(source: str) -> TokenWindow | None:
 
 def _scan(
     root: Path, out: Path, old: StoredIndex | None, window: TokenWindow | None, workers: int | None
-) -> tuple[dict[str, _File], int]:
+) -> tuple[dict[str, _File], Chunked]:
     """Every indexable file, with the vectors of unchanged ones carried over from ``old``."""
     inside = _relative_inside(out, root)
     files: dict[str, _File] = {}
@@ -200,12 +201,12 @@ def _scan(
             fresh.append((rel, sha, text))
     used = default_workers(len(fresh)) if workers is None else max(1, workers)
     chunked = chunk_files([(rel, text) for rel, _, text in fresh], window, workers=used)
-    for (rel, _, _), chunks in zip(fresh, chunked, strict=True):
+    for (rel, _, _), chunks in zip(fresh, chunked.files, strict=True):
         f = files[rel]
         f.chunks = chunks
         if not chunks:
             f.vectors = np.zeros((0, 0), dtype=np.float32)
-    return dict(sorted(files.items())), used
+    return dict(sorted(files.items())), chunked
 
 
 def _groups(todo: list[_File], size: int) -> list[list[_File]]:

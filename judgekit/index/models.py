@@ -75,6 +75,9 @@ class IndexStats(BaseModel):
     gpu_utilisation: float | None = Field(default=None, description="Mean GPU utilisation (0..1) while embedding.")
     chunk_tokens: int | None = Field(default=None, description="Token budget chunks were sized to (None: by lines).")
     workers: int = Field(default=1, description="Processes that chunked files.")
+    scan_fallback: str | None = Field(default=None, description=(
+        "Why the files were chunked in this process rather than by worker processes, when "
+        "the worker pool broke."))
 
 
 class ContextBlock(BaseModel):

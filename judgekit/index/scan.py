@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 from collections.abc import Sequence
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -98,14 +101,58 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
+@dataclass
+class Chunked:
+    """Chunks of each file, in order, and how they were made."""
+
+    files: list[list[Chunk]]
+    workers: int
+    fallback: str | None = None
+
+
+#: Why worker processes could not chunk, counted over the process.
+FALLBACKS: Counter[str] = Counter()
+
+
 def chunk_files(
     items: Sequence[tuple[str, str]], window: TokenWindow | None, *, workers: int | None = None
-) -> list[list[Chunk]]:
-    """Chunks of each ``(path, text)``, in order; ``workers`` > 1 runs a process pool."""
+) -> Chunked:
+    """Chunks of each ``(path, text)``, in order; ``workers`` > 1 runs a process pool.
+
+    When the pool breaks (a worker cannot start, e.g. because the main module cannot be
+    imported again, as with a script read from standard input), the files are chunked in
+    this process and the fallback is counted in :data:`FALLBACKS` and returned.
+    """
     n = default_workers(len(items)) if workers is None else max(1, workers)
     if n == 1 or len(items) < 2:
-        chunker = Chunker.for_window(window)
-        return [chunker.chunk(path, text) for path, text in items]
+        return Chunked(_chunk_here(items, window), 1)
+    main = _unimportable_main()
+    if main is not None:
+        reason = f"worker processes cannot import the main module {main}; chunked in this process"
+    else:
+        try:
+            return Chunked(_chunk_in_pool(items, window, n), n)
+        except BrokenProcessPool:
+            reason = "worker processes could not run (see docs/index.md, Scanning); chunked in this process"
+    FALLBACKS[reason] += 1
+    return Chunked(_chunk_here(items, window), 1, reason)
+
+
+def _unimportable_main() -> str | None:
+    """The main module's file when fresh worker processes would fail to import it (``<stdin>``)."""
+    main = sys.modules.get("__main__")
+    if getattr(getattr(main, "__spec__", None), "name", None):
+        return None  # run with -m: imported by name
+    path = getattr(main, "__file__", None)
+    return None if path is None or Path(path).is_file() else str(path)
+
+
+def _chunk_here(items: Sequence[tuple[str, str]], window: TokenWindow | None) -> list[list[Chunk]]:
+    chunker = Chunker.for_window(window)
+    return [chunker.chunk(path, text) for path, text in items]
+
+
+def _chunk_in_pool(items: Sequence[tuple[str, str]], window: TokenWindow | None, n: int) -> list[list[Chunk]]:
     tasks = [list(items[i : i + POOL_TASK_FILES]) for i in range(0, len(items), POOL_TASK_FILES)]
     # Never fork: the parent's tokenizer may already run threads.
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
