@@ -354,8 +354,8 @@ def _native_model(source: str, device: str) -> tuple[Any, str]:
         return None, why
     try:
         return load_encoder(layout, device), ""
-    except ValueError as exc:
-        return None, str(exc)
+    except Exception as exc:  # weights it cannot read (safetensors' own errors included): let the library try
+        return None, f"cannot read the weights: {exc}".splitlines()[0]
 
 
 def _sentence_transformer(name: str, source: str, device: str) -> Any:
