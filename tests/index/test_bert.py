@@ -67,6 +67,7 @@ def test_fp32_vectors_equal_sentence_transformers(plain_vectors: np.ndarray) -> 
 
 def test_checkpoint_naming_variants_load_to_the_same_vectors(tmp_path: Path, plain_vectors: np.ndarray) -> None:
     """A ``bert.`` prefix, ``gamma``/``beta`` layer norms and a ``pytorch_model.bin`` file."""
+    needs_index_extra()
     import torch
     from safetensors.torch import load_file
 
@@ -101,6 +102,7 @@ def test_a_layout_it_cannot_run_goes_to_sentence_transformers_and_says_why(tmp_p
 
 
 def test_missing_tensors_are_named(tmp_path: Path) -> None:
+    needs_index_extra()
     from safetensors.torch import load_file, save_file
 
     from judgekit.index.bert import load_encoder
