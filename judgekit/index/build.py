@@ -33,7 +33,7 @@ from judgekit.index.text import WORDS
 from judgekit.index.embed import TextEmbedder, check_choices, get_embedder, resolve_model, take_load_seconds
 from judgekit.index.files import candidate_files, read_source
 from judgekit.index.models import Chunk, FileEntry, IndexStats, Manifest
-from judgekit.index.scan import Chunked, TokenWindow, chunk_files, default_workers, model_window
+from judgekit.index.scan import Chunked, TokenWindow, chunk_files, model_window
 from judgekit.index.store import StoredIndex, is_index, read_index, write_index
 
 #: Chunks embedded per group (length buckets are formed within a group), per device type.
@@ -199,8 +199,7 @@ def _scan(
         else:
             files[rel] = _File(sha, [], None)
             fresh.append((rel, sha, text))
-    used = default_workers(len(fresh)) if workers is None else max(1, workers)
-    chunked = chunk_files([(rel, text) for rel, _, text in fresh], window, workers=used)
+    chunked = chunk_files([(rel, text) for rel, _, text in fresh], window, workers=workers)
     for (rel, _, _), chunks in zip(fresh, chunked.files, strict=True):
         f = files[rel]
         f.chunks = chunks

@@ -15,8 +15,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
-from collections.abc import Sequence
 from collections import Counter
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
