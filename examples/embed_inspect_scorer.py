@@ -6,15 +6,18 @@ scorer collects its diff and the test output from the sandbox, turns them into a
 ``RunResult`` and lets judgekit score it: file-level precision/recall/F1 against the fix and
 an honest test status (a test command that ran zero tests is ``vacuous``, not a pass).
 
-The run result travels in the score's metadata, so after the evaluation every sample of every
-arm can be handed to ``judgekit.evaluate`` for per-arm statistics, pairwise judging and the
-audit of failed tasks, and to ``write_reports`` for ``report.html`` (see ``judge_arms``).
-The Inspect log itself can also be read back by judgekit (``pip install 'judgekit[inspect]'``):
-``judgekit score logs/`` reads ``.eval`` logs through inspect_ai's own log API.
+The run result travels in the score's metadata (``judgekit_run``), so after the evaluation
+every sample of every arm can be handed to ``judgekit.evaluate`` for per-arm statistics,
+pairwise judging and the audit of failed tasks, and to ``write_reports`` for
+``report.html`` (see ``judge_arms``). The Inspect log itself is read back by judgekit as it
+is (``pip install 'judgekit[inspect]'``): ``judgekit score logs/`` takes each sample's
+``judgekit_run`` whole, so test statuses, F1 and arms (the sample's metadata ``arm``) are
+the ones this scorer computed.
 
 Run the bundled demo task (one small repository with one bug, set up in a local sandbox;
 ``mockllm/model`` answers without a real model, so the bug stays and the test fails; give a
-real model, e.g. ``--model anthropic/claude-sonnet-4-5``, to see it fixed):
+real model, e.g. ``--model anthropic/claude-sonnet-4-5``, to see it fixed). It needs no
+network: the mock model's answer comes with its token usage (see ``ask_model``).
 
     inspect eval examples/embed_inspect_scorer.py@judgekit_demo --model mockllm/model --log-dir logs
     judgekit score logs
@@ -30,8 +33,9 @@ from pathlib import Path
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import Score, Target, mean, scorer
-from inspect_ai.solver import Generate, TaskState, generate, solver, system_message
+from inspect_ai.solver import Generate, TaskState, solver, system_message
 from inspect_ai.util import sandbox
 
 import judgekit
@@ -68,6 +72,7 @@ FIX_DIFF = """diff --git a/calc.py b/calc.py
 SETUP = ("git init -q . && git add -A && "
          "git -c user.email=demo@example.com -c user.name=demo commit -qm base")
 _CODE_BLOCK = re.compile(r"```(?:python)?\n(.*?)```", re.DOTALL)
+MOCK_ANSWER = "I looked at calc.py and found nothing to change."
 
 
 async def _collect(state: TaskState) -> judgekit.RunResult:
@@ -112,6 +117,32 @@ def judgekit_scorer():
 
 
 @solver
+def ask_model():
+    """Ask the eval's model for the fix (Inspect's ``generate``).
+
+    Inspect's mock model (``mockllm/...``) counts the tokens of an answer that carries no
+    usage with a tokenizer it downloads; so, when it was given no answers of its own
+    (``custom_outputs``), its answer here carries its usage and the demo runs offline.
+    """
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        name = str(state.model)
+        if not name.startswith("mockllm/") or "custom_outputs" in get_model().model_args:
+            return await generate(state)
+        answer = ModelOutput.from_content(model=name, content=MOCK_ANSWER)
+        answer.usage = ModelUsage(input_tokens=len(state.input_text.split()),
+                                  output_tokens=len(MOCK_ANSWER.split()),
+                                  total_tokens=len(state.input_text.split())
+                                  + len(MOCK_ANSWER.split()))
+        model = get_model(name, custom_outputs=[answer], memoize=False)
+        state.output = await model.generate(state.messages)
+        state.messages.append(state.output.message)
+        return state
+
+    return solve
+
+
+@solver
 def write_answer(path: str = "calc.py"):
     """A minimal agent step: the model's last Python code block replaces ``path``."""
 
@@ -138,7 +169,7 @@ def judgekit_demo() -> Task:
         setup=SETUP,
     )
     return Task(dataset=[sample],
-                solver=[system_message("You fix bugs in Python code."), generate(),
+                solver=[system_message("You fix bugs in Python code."), ask_model(),
                         write_answer()],
                 scorer=judgekit_scorer(), sandbox="local")
 

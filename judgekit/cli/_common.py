@@ -6,10 +6,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judgekit.diffs import DEFAULT_INFRA_PATHS
 from judgekit.errors import ConfigError
+
+if TYPE_CHECKING:
+    from judgekit.runs.adapters.inspect_options import ArmFrom, InspectOptions
 
 
 def add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,6 +32,45 @@ def add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tasks", action="append", default=None, metavar="SUITE",
                         help="suite file or directory of them; fills task fields the run files "
                              "leave out (e.g. descriptions), matched by fix commit (repeatable)")
+    add_inspect_arguments(parser)
+
+
+def _arm_from(text: str) -> ArmFrom:
+    from judgekit.runs.adapters.inspect_options import parse_arm_from
+
+    try:
+        return parse_arm_from(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_inspect_arguments(parser: argparse.ArgumentParser) -> None:
+    """How Inspect AI logs are read: ``--inspect-patch``, ``--inspect-fix``, ``--arm-from``."""
+    g = parser.add_argument_group("Inspect AI logs")
+    g.add_argument("--inspect-patch", action="append", default=None, metavar="KEY",
+                   help="key holding the agent's patch (a unified diff) in the scores' "
+                        "metadata, the sample's store or its metadata; dotted keys descend "
+                        "(repeatable; looked up before the built-in places)")
+    g.add_argument("--inspect-fix", action="append", default=None, metavar="KEY",
+                   help="key holding the fix (a unified diff), looked up the same way "
+                        "(repeatable; default: the sample's metadata patch)")
+    g.add_argument("--arm-from", type=_arm_from, default=None,
+                   metavar="model|metadata:KEY|task-arg:NAME",
+                   help="what names an eval's arm (default: the eval's metadata arm, else "
+                        "the task arguments or solver that differ between evals of a task, "
+                        "else the model)")
+
+
+def inspect_options(args: argparse.Namespace) -> InspectOptions | None:
+    """The Inspect options the flags set; ``None`` when none is given."""
+    patch = tuple(getattr(args, "inspect_patch", None) or ())
+    fix = tuple(getattr(args, "inspect_fix", None) or ())
+    arm_from = getattr(args, "arm_from", None)
+    if not patch and not fix and arm_from is None:
+        return None
+    from judgekit.runs.adapters.inspect_options import InspectOptions
+
+    return InspectOptions(patch_keys=patch, fix_keys=fix, arm_from=arm_from)
 
 
 def out_dir(text: str) -> Path:

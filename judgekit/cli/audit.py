@@ -92,13 +92,16 @@ def run(args: argparse.Namespace) -> int:
 
 def inputs_of(args: argparse.Namespace, evaluate: Any) -> tuple[Any, dict[str, Any]]:
     """What ``evaluate`` loads, and how: the paths, with the SWE-bench logs of
-    ``--swebench-logs`` handed to the adapters (the results are loaded here when
-    ``evaluate`` takes no ``adapters``)."""
-    if args.swebench_logs is None:
+    ``--swebench-logs`` and the Inspect options handed to the adapters (the results are
+    loaded here when ``evaluate`` takes no ``adapters``)."""
+    from judgekit.cli._common import inspect_options
+
+    inspect_opts = inspect_options(args)
+    if args.swebench_logs is None and inspect_opts is None:
         return args.paths, {}
     from judgekit.runs.adapters import make_adapters
 
-    adapters = make_adapters(swebench_logs=args.swebench_logs)
+    adapters = make_adapters(swebench_logs=args.swebench_logs, inspect=inspect_opts)
     if "adapters" in inspect.signature(evaluate).parameters:
         return args.paths, {"adapters": adapters}
     from judgekit.runs.load import load_runs

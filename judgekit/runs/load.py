@@ -4,7 +4,8 @@ Loading streams: ``.jsonl`` files are read a line at a time and :func:`iter_resu
 results as it reads them, so scoring a large run never holds its text in memory twice.
 What loading noticed (the same file reached twice, duplicate results, side files without
 their result file, documents of no known format) goes into a :class:`LoadReport`, whose
-``warnings`` reach the scoring summary.
+``warnings`` reach the scoring summary. Results of an adapter that settles them together
+(Inspect AI logs, whose arms depend on every eval) are yielded after the last file.
 
 Only regular files are read: FIFOs, devices and sockets are refused without being opened,
 and so are files over :data:`MAX_FILE_BYTES`.
@@ -24,7 +25,7 @@ from typing import Any
 
 from judgekit.errors import InputError
 from judgekit.io import MAX_FILE_BYTES, cannot_read, open_regular, read_regular
-from judgekit.runs.adapters import ADAPTERS, Adapter
+from judgekit.runs.adapters import ADAPTERS, Adapter, Settling
 from judgekit.runs.adapters.bobbin import is_bobbin_side_file, is_bobbin_result_name
 from judgekit.runs.models import RunResult
 from judgekit.runs.validation import parse_json, validate
@@ -65,6 +66,21 @@ class _Notes:
         self.n_duplicates = 0
         self.side_files = 0
         self.files = 0
+        #: results of settling adapters, held until every file is read
+        self.held: list[tuple[Settling, Path, list[RunResult]]] = []
+        self.n_held = 0
+
+    def settled(self) -> Iterator[tuple[RunResult, Path]]:
+        """The held results, each adapter's settled together, with the file of each."""
+        by_adapter: dict[int, list[tuple[Settling, Path, list[RunResult]]]] = {}
+        for entry in self.held:
+            by_adapter.setdefault(id(entry[0]), []).append(entry)
+        self.held, self.n_held = [], 0
+        for entries in by_adapter.values():
+            self.lines.extend(entries[0][0].settle([r for _, _, rs in entries for r in rs]))
+            for _, path, results in entries:
+                for result in results:
+                    yield result, path
 
     def warnings(self) -> list[str]:
         out = list(self.lines)
@@ -200,7 +216,22 @@ def _from_document(path: Path, document: Any, adapters: Sequence[Adapter],
         return
     if adapter.is_auxiliary(path, document):
         return
-    yield from adapter.load(path, document)
+    yield from _loaded(adapter, path, document, notes)
+
+
+def _loaded(adapter: Adapter, path: Path, document: Any,
+            notes: _Notes | None) -> Iterator[RunResult]:
+    """What ``adapter`` loads from ``path``; a settling adapter's results are held in
+    ``notes`` (or, for a file loaded on its own, settled at once)."""
+    results = adapter.load(path, document)
+    if not isinstance(adapter, Settling):
+        yield from results
+    elif notes is None:
+        adapter.settle(results)
+        yield from results
+    else:
+        notes.held.append((adapter, path, results))
+        notes.n_held += len(results)
 
 
 def _iter_file(path: Path, adapters: Sequence[Adapter], notes: _Notes | None,
@@ -219,7 +250,7 @@ def _iter_file(path: Path, adapters: Sequence[Adapter], notes: _Notes | None,
     if path.suffix not in (".json", ""):
         claimed = next((a for a in adapters if a.detect(path, None)), None)
         if claimed is not None:
-            yield from claimed.load(path, None)
+            yield from _loaded(claimed, path, None, notes)
             return
     yield from _from_document(path, _read_json(path), adapters, notes, strict)
 
@@ -332,19 +363,12 @@ def iter_results(paths: str | Path | Sequence[str | Path], *,
                 continue
             seen_files[ident] = path
             notes.files += 1
+            held = notes.n_held
             for result in _iter_file(path, tried, notes, strict=not lenient):
                 found += 1
-                if result.run_id is not None:
-                    key = (result.run_id, result.task.id, result.arm, result.attempt)
-                    if key in seen_keys:
-                        notes.n_duplicates += 1
-                        if len(notes.duplicates) < _MAX_LISTED:
-                            notes.duplicates.append(
-                                f"{result.task.id} / {result.arm} / attempt {result.attempt} "
-                                f"(run {result.run_id}) in {path}")
-                        continue
-                    seen_keys.add(key)
-                yield result
+                if _first_seen(result, path, seen_keys, notes):
+                    yield result
+            found += notes.n_held - held
         if repeated:
             path, first = repeated[0]
             same = f"{path}" if path == first else f"{path}, the same file as {first}"
@@ -355,11 +379,30 @@ def iter_results(paths: str | Path | Sequence[str | Path], *,
         if not found and not (files == [] and not lenient and notes.lines):
             kind = "directory" if lenient else "file"
             raise InputError(raw, None, f"{kind} holds no run results")
+    for result, path in notes.settled():
+        if _first_seen(result, path, seen_keys, notes):
+            yield result
     if report is not None:
         report.warnings.extend(notes.warnings())
         report.files += notes.files
         report.side_files += notes.side_files
         report.duplicates += notes.n_duplicates
+
+
+def _first_seen(result: RunResult, path: Path, seen_keys: set[tuple[str, str, str, int]],
+                notes: _Notes) -> bool:
+    """False for a result whose run, task, arm and attempt were already seen (noted)."""
+    if result.run_id is None:
+        return True
+    key = (result.run_id, result.task.id, result.arm, result.attempt)
+    if key in seen_keys:
+        notes.n_duplicates += 1
+        if len(notes.duplicates) < _MAX_LISTED:
+            notes.duplicates.append(f"{result.task.id} / {result.arm} / attempt "
+                                    f"{result.attempt} (run {result.run_id}) in {path}")
+        return False
+    seen_keys.add(key)
+    return True
 
 
 def _identity_or_error(path: Path) -> tuple[int, int]:

@@ -2,7 +2,10 @@
 
 An adapter is anything that satisfies :class:`Adapter`; :data:`ADAPTERS` is tried in order
 and the first whose ``detect`` accepts a document loads it. :func:`make_adapters` builds
-the same list with options (where the SWE-bench harness wrote its evaluation logs).
+the same list with options (where the SWE-bench harness wrote its evaluation logs, how
+Inspect AI logs are read). An adapter whose results depend on one another (Inspect AI arms
+come from what tells the evals apart) also has ``settle`` (see :class:`Settling`): the
+loader holds its results back and hands it all of them once every file is read.
 
 Example:
     >>> [a.name for a in ADAPTERS]
@@ -20,6 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 from judgekit.runs.adapters.bobbin import BobbinAdapter
 from judgekit.runs.adapters.hal import HalAdapter
 from judgekit.runs.adapters.inspect_log import InspectAdapter
+from judgekit.runs.adapters.inspect_options import InspectOptions
 from judgekit.runs.adapters.native import NativeAdapter
 from judgekit.runs.adapters.swebench import SweBenchAdapter
 from judgekit.runs.models import RunResult
@@ -44,16 +48,27 @@ class Adapter(Protocol):
         ...
 
 
-def make_adapters(*, swebench_logs: Path | str | None = None) -> list[Adapter]:
+@runtime_checkable
+class Settling(Protocol):
+    """An adapter that finishes its results only once it has seen all of them."""
+
+    def settle(self, results: list[RunResult]) -> list[str]:
+        """Finish ``results`` (every result this adapter loaded) in place; return warnings."""
+        ...
+
+
+def make_adapters(*, swebench_logs: Path | str | None = None,
+                  inspect: InspectOptions | None = None) -> list[Adapter]:
     """The adapters in the order they are tried.
 
     ``swebench_logs`` is the SWE-bench harness's ``logs/run_evaluation`` directory (or a
     directory holding it); without it, ``logs/run_evaluation`` beside each predictions file
-    is used when it exists.
+    is used when it exists. ``inspect`` says where Inspect AI logs keep the agent's patch
+    and the fix, and what names their arms.
     """
     return [NativeAdapter(), BobbinAdapter(), HalAdapter(),
             SweBenchAdapter(logs=Path(swebench_logs) if swebench_logs else None),
-            InspectAdapter()]
+            InspectAdapter(inspect)]
 
 
 ADAPTERS: list[Adapter] = make_adapters()
@@ -65,4 +80,5 @@ def known_formats(adapters: Sequence[Adapter] | None = None) -> str:
 
 
 __all__ = ["ADAPTERS", "Adapter", "BobbinAdapter", "HalAdapter", "InspectAdapter",
-           "NativeAdapter", "SweBenchAdapter", "known_formats", "make_adapters"]
+           "InspectOptions", "NativeAdapter", "Settling", "SweBenchAdapter", "known_formats",
+           "make_adapters"]

@@ -1,110 +1,70 @@
 """Inspect AI eval logs (``.eval`` and ``.json``), read through inspect_ai's own log API.
 
 Needs the ``inspect`` extra (``pip install 'judgekit[inspect]'``); inspect_ai is imported
-only when a log is actually read. Each sample (and epoch) becomes one result: the task's
-name is the arm's task family, the sample id the task id, the eval's model the arm and the
-serving model; the sample's scores give ``success`` (see :func:`success_of`), its message
-history the transcript, and its target, scorer explanations and error the materials.
+only when a log is actually read. Each sample (and epoch) becomes one result: its task id is
+the eval's task name and the sample id (``swe_bench/django__django-11099``), the eval's
+model serves it, its scores give ``success`` (see :func:`success_of`), its message history
+the transcript, and its target, scorer explanations and error the materials.
+
+The agent's patch and the fix are looked up where Inspect coding evals keep them (see
+:mod:`judgekit.runs.adapters.inspect_patches`): a sample scored by judgekit's own scorer is
+the run result that scorer kept, taken as it is. The arm comes from what tells the evals
+apart (see :mod:`judgekit.runs.adapters.inspect_arms`); the loader hands every result of
+every log to :meth:`InspectAdapter.settle` once all are read, which names the arms left
+open and says how many samples held no patch or no fix.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from judgekit.errors import InputError
-from judgekit.runs.models import RunResult, Task, Usage
+from judgekit.runs.adapters import inspect_patches as patches
+from judgekit.runs.adapters.inspect_arms import PENDING, EvalFacts, features_of, settle_arms
+from judgekit.runs.adapters.inspect_options import InspectOptions, show
+from judgekit.runs.adapters.inspect_samples import (
+    materials_of,
+    sample_success,
+    success_of,
+    text_of,
+    usage_of,
+)
+from judgekit.runs.models import RunResult, Task
 
 SUFFIXES = (".eval", ".json")
 _HEADER_KEYS = {"version", "status", "eval"}
-#: Score values inspect_ai's scorers use for a correct / incorrect answer.
-_CORRECT = {"C", "correct", "yes", "true", "pass", "passed"}
-#: Keys of a dict-valued score that carry the verdict, in order of preference.
-_VERDICT_KEYS = ("passed", "success", "resolved", "correct", "accuracy", "score")
-_INCORRECT = {"I", "incorrect", "no", "false", "fail", "failed", "P", "partial"}
+ARM_KEY = "arm"
 
 
-def success_of(value: Any) -> bool | None:
-    """A score value as a verdict: ``C``/``I``, booleans, numbers (1 is a success), or a
-    dict holding one of :data:`_VERDICT_KEYS` (or a single value); ``None`` when it says
-    nothing."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, (int, float)):
-        return float(value) >= 1.0
-    if isinstance(value, str):
-        if value in _CORRECT or value.casefold() in {c.casefold() for c in _CORRECT if len(c) > 1}:
-            return True
-        if value in _INCORRECT or value.casefold() in {c.casefold() for c in _INCORRECT if len(c) > 1}:
-            return False
+def _read(path: Path) -> Any:
+    try:
+        from inspect_ai.log import read_eval_log
+    except ImportError:
+        raise InputError(path, None, "an Inspect AI log; reading it needs the inspect "
+                                     "extra: pip install 'judgekit[inspect]'") from None
+    try:
+        return read_eval_log(str(path))
+    except Exception as exc:  # inspect_ai raises several kinds for a broken log
+        reason = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
+        raise InputError(path, None, f"not a readable Inspect AI log: {reason[:200]}") from None
+
+
+def _value(meta: Any, key: str) -> str | None:
+    value = meta.get(key) if isinstance(meta, dict) else None
+    if value is None or value == "" or isinstance(value, (dict, list)):
         return None
-    if isinstance(value, dict) and value:
-        key = next((k for k in _VERDICT_KEYS if k in value), None)
-        if key is not None:
-            return success_of(value[key])
-        return success_of(next(iter(value.values()))) if len(value) == 1 else None
-    return None
-
-
-def _sample_success(scores: dict[str, Any] | None) -> bool | None:
-    if not scores:
-        return None
-    verdicts = [success_of(getattr(s, "value", None)) for s in scores.values()]
-    known = [v for v in verdicts if v is not None]
-    return all(known) if known else None
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return "\n\n".join(_message_text(m) for m in value)
-    return json.dumps(value, default=str)
-
-
-def _message_text(message: Any) -> str:
-    role = getattr(message, "role", "message")
-    text = getattr(message, "text", None) or ""
-    calls = [f"(tool call {c.function}: {json.dumps(c.arguments, default=str)})"
-             for c in getattr(message, "tool_calls", None) or []]
-    name = getattr(message, "function", None)
-    head = f"[{role}{' ' + name if isinstance(name, str) else ''}]"
-    return "\n".join([head, text, *calls]).rstrip()
-
-
-def _usage(sample: Any) -> Usage | None:
-    usage = getattr(sample, "model_usage", None) or {}
-    if not usage:
-        return None
-    return Usage(input_tokens=sum(u.input_tokens or 0 for u in usage.values()),
-                 output_tokens=sum(u.output_tokens or 0 for u in usage.values()),
-                 cost_usd=sum(getattr(u, "total_cost", None) or 0 for u in usage.values())
-                 or None)
-
-
-def _materials(sample: Any) -> dict[str, str]:
-    out: dict[str, str] = {}
-    target = getattr(sample, "target", None)
-    if target:
-        out["target"] = target if isinstance(target, str) else "\n".join(target)
-    for name, score in (getattr(sample, "scores", None) or {}).items():
-        parts = [f"value: {json.dumps(score.value, default=str)}"]
-        if score.answer:
-            parts.append(f"answer: {score.answer}")
-        if score.explanation:
-            parts.append(f"explanation: {score.explanation}")
-        out[f"score {name}"] = "\n".join(parts)
-    error = getattr(sample, "error", None)
-    if error is not None:
-        out["error"] = f"{error.message}\n{error.traceback or ''}".strip()
-    return out
+    return value if isinstance(value, str) else show(value)
 
 
 class InspectAdapter:
     """Reads Inspect AI logs; ``.eval`` archives arrive with ``document`` ``None``."""
 
     name = "inspect"
+
+    def __init__(self, options: InspectOptions | None = None) -> None:
+        self.options = options or InspectOptions()
+        self._evals: dict[str, EvalFacts] = {}
 
     def detect(self, path: Path | None, document: Any) -> bool:
         if document is None and path is not None:
@@ -117,38 +77,119 @@ class InspectAdapter:
         return False
 
     def load(self, path: Path, document: Any) -> list[RunResult]:
-        try:
-            from inspect_ai.log import read_eval_log
-        except ImportError:
-            raise InputError(path, None, "an Inspect AI log; reading it needs the inspect "
-                                         "extra: pip install 'judgekit[inspect]'") from None
-        try:
-            log = read_eval_log(str(path))
-        except Exception as exc:  # inspect_ai raises several kinds for a broken log
-            reason = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
-            raise InputError(path, None, f"not a readable Inspect AI log: {reason[:200]}") from None
+        log = _read(path)
         spec = log.eval
-        results = []
-        for sample in log.samples or []:
-            error = getattr(sample, "error", None)
-            results.append(RunResult(
-                run_id=spec.run_id,
-                task=Task(id=f"{spec.task}/{sample.id}", description=_text(sample.input),
-                          tags=[spec.task]),
-                arm=spec.model, attempt=max(0, (sample.epoch or 1) - 1), model=spec.model,
-                success=_sample_success(sample.scores),
-                transcript=_text(sample.messages) if sample.messages else None,
-                materials=_materials(sample),
-                duration_s=sample.total_time if sample.total_time is not None
-                and sample.total_time >= 0 else None,
-                usage=_usage(sample),
-                harness_status="error" if error is not None else "completed",
-                harness_error=error.message if error is not None else None,
-                timestamp=spec.created,
-                metadata={"source_format": "inspect", "log_status": log.status,
-                          "sample_id": sample.id, "epoch": sample.epoch},
-            ))
-        return results
+        self._evals[spec.eval_id] = EvalFacts(spec.eval_id, spec.task, spec.model,
+                                              str(spec.created), features_of(spec, log.plan))
+        return [self._result(path, log, sample) for sample in log.samples or []]
+
+    def settle(self, results: list[RunResult]) -> list[str]:
+        """Name the arms left open and count the samples without a patch or a fix; in place.
+        Returns the warnings."""
+        ids = {r.metadata.get("eval_id") for r in results}
+        evals = {k: self._evals.pop(k) for k in list(self._evals) if k in ids}
+        warnings = settle_arms(results, evals)
+        warnings.extend(self._missing(results))
+        return warnings
+
+    def _missing(self, results: list[RunResult]) -> list[str]:
+        no_patch = [r for r in results if "agent_patch_from" not in r.metadata]
+        no_fix = [r for r in results if "fix_from" not in r.metadata]
+        patch_where, fix_where = patches.where_looked(self.options.patch_keys,
+                                                      self.options.fix_keys)
+        total = f"of {len(results)} Inspect AI sample{'s' if len(results) != 1 else ''}"
+        out = []
+        for missing, what, where in ((no_patch, "agent patch", patch_where),
+                                     (no_fix, "fix", fix_where)):
+            if not missing:
+                continue
+            errored = sum(1 for r in missing if r.harness_failed)
+            note = f", {errored} of them errored" if errored else ""
+            out.append(f"{len(missing)} {total} hold no {what} ({where}{note}): their file "
+                       "scores (F1) are left empty")
+        return out
+
+    def _result(self, path: Path, log: Any, sample: Any) -> RunResult:
+        spec = log.eval
+        error = getattr(sample, "error", None)
+        meta: dict[str, Any] = {"source_format": "inspect", "log_status": log.status,
+                                "sample_id": sample.id, "epoch": sample.epoch,
+                                "eval_id": spec.eval_id, "inspect_task": spec.task}
+        materials = materials_of(sample)
+        duration = (sample.total_time if sample.total_time is not None
+                    and sample.total_time >= 0 else None)
+        transcript = text_of(sample.messages) if sample.messages else None
+        embedded = patches.embedded_run(sample, path)
+        if embedded is not None:
+            scorer, run = embedded
+            meta.update(agent_patch_from="judgekit_run", fix_from="judgekit_run",
+                        judgekit_scorer=scorer)
+            result = run.model_copy(update={
+                "run_id": run.run_id or spec.run_id, "model": run.model or spec.model,
+                "transcript": run.transcript or transcript,
+                "duration_s": run.duration_s if run.duration_s is not None else duration,
+                "usage": run.usage or usage_of(sample),
+                "timestamp": run.timestamp or spec.created,
+                "materials": {**materials, **run.materials},
+                "metadata": {**run.metadata, **meta}})
+            self._arm(result, path, spec, sample, scorer_arm=run.arm)
+            return result
+        fix = (patches.named(sample, self.options.fix_keys, path, empty_ok=False)
+               or patches.metadata_fix(sample))
+        patch = (patches.named(sample, self.options.patch_keys, path, empty_ok=True)
+                 or patches.score_patch(sample) or patches.store_patch(sample))
+        swe = patches.swebench_facts(sample)
+        meta.update(swe.facts)
+        if patch is not None:
+            meta["agent_patch_from"] = patch.where
+        if fix is not None:
+            meta["fix_from"] = fix.where
+        result = RunResult(
+            run_id=spec.run_id,
+            task=Task(id=f"{spec.task}/{sample.id}", description=text_of(sample.input),
+                      repo=swe.repo, tags=[spec.task]),
+            arm=spec.model, attempt=max(0, (sample.epoch or 1) - 1), model=spec.model,
+            agent_diff=patch.text if patch is not None else None,
+            ground_truth_diff=fix.text if fix is not None else None,
+            success=sample_success(sample.scores), transcript=transcript,
+            materials={**materials, **swe.materials}, duration_s=duration,
+            usage=usage_of(sample),
+            harness_status="error" if error is not None else "completed",
+            harness_error=error.message if error is not None else None,
+            timestamp=spec.created, metadata=meta)
+        self._arm(result, path, spec, sample, scorer_arm=None)
+        return result
+
+    def _arm(self, result: RunResult, path: Path, spec: Any, sample: Any, *,
+             scorer_arm: str | None) -> None:
+        """The arm known from this eval alone, or :data:`PENDING` until every eval is read."""
+        rule = self.options.arm_from
+        sample_meta = getattr(sample, "metadata", None)
+        arm: str | None
+        if rule is not None and rule.kind == "model":
+            arm, source = spec.model, "model"
+        elif rule is not None and rule.kind == "metadata":
+            key = str(rule.name)
+            arm, source = _value(spec.metadata, key) or _value(sample_meta, key), f"metadata {key}"
+            if arm is None:
+                raise InputError(path, f"eval.metadata.{key}", "the key that names the arm is "
+                                 f"in neither the eval's (or its task's) metadata nor the "
+                                 f"metadata of sample {sample.id}")
+        elif rule is not None:
+            arm, source = rule.label(spec.task_args or {}), f"task argument {rule.name}"
+            if arm is None:
+                raise InputError(path, f"eval.task_args.{rule.name}", "the task argument "
+                                 "that names the arm is not among this eval's task arguments")
+        elif scorer_arm is not None:
+            arm, source = scorer_arm, "judgekit scorer"
+        elif (arm := _value(spec.metadata, ARM_KEY)) is not None:
+            source = "eval metadata arm"
+        elif (arm := _value(sample_meta, ARM_KEY)) is not None:
+            source = "sample metadata arm"
+        else:
+            arm, source = result.arm, PENDING
+        result.arm = arm
+        result.metadata["arm_from"] = source
 
 
 __all__ = ["InspectAdapter", "SUFFIXES", "success_of"]
