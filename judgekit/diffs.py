@@ -21,8 +21,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
-DEFAULT_INFRA_PATHS: tuple[str, ...] = (".bobbin/", ".claude/", ".judgekit/")
-"""Path prefixes of agent and harness infrastructure, excluded from both sides."""
+from judgekit.infra import (DEFAULT_INFRA_PATHS, IGNORE_FILES, is_bookkeeping_ignore,
+                            is_excluded, literal_part)
+
+__all__ = ["DEFAULT_INFRA_PATHS", "FilePatch", "Hunk", "changed_ranges", "excluded_files",
+           "files_touched", "is_excluded", "parse_diff", "patch_paths", "split_excluded",
+           "strip_paths", "unquote_path"]
 
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "a": "\a", "b": "\b", "f": "\f",
             "r": "\r", "v": "\v"}
@@ -284,26 +288,6 @@ def parse_diff(diff: str | None, *, with_hunks: bool = True) -> list[FilePatch]:
     return [_git_section(diff[s:e], with_hunks) for s, e in zip(starts, ends)]
 
 
-def is_excluded(path: str, exclude: Sequence[str] = DEFAULT_INFRA_PATHS) -> bool:
-    """True when ``path`` lies under one of the ``exclude`` prefixes (or equals one)."""
-    if isinstance(exclude, tuple):
-        return _is_excluded_cached(path, exclude)
-    return _is_excluded(path, exclude)
-
-
-@lru_cache(maxsize=65536)
-def _is_excluded_cached(path: str, exclude: tuple[str, ...]) -> bool:
-    return _is_excluded(path, exclude)
-
-
-def _is_excluded(path: str, exclude: Sequence[str]) -> bool:
-    for prefix in exclude:
-        bare = prefix.rstrip("/")
-        if path == bare or path.startswith(bare + "/"):
-            return True
-    return False
-
-
 def _git_lines(diff: str) -> Iterable[str]:
     """The text after ``diff --git `` of each such line, found without a regular expression."""
     start = 0
@@ -324,16 +308,26 @@ def files_touched(diff: str | None, exclude: Sequence[str] = DEFAULT_INFRA_PATHS
     """Return the sorted paths a unified diff changes, without infrastructure paths.
 
     A rename counts both its old and its new path; a deletion counts the deleted path;
-    a copy counts only the new path. Results are cached by diff text: a task's ground-truth
-    diff recurs in every attempt of every arm.
+    a copy counts only the new path. A root ``.gitignore`` change that only adds patterns for
+    infrastructure paths is left out too (:func:`judgekit.infra.is_bookkeeping_ignore`).
+    Results are cached by diff text: a task's ground-truth diff recurs in every attempt of
+    every arm.
     """
     if not diff:
         return []
-    return list(_files_touched(diff, tuple(exclude)))
+    return list(_touched(diff, tuple(exclude))[0])
+
+
+def excluded_files(diff: str | None, exclude: Sequence[str] = DEFAULT_INFRA_PATHS) -> list[str]:
+    """The sorted paths of ``diff`` that :func:`files_touched` leaves out."""
+    if not diff:
+        return []
+    return list(_touched(diff, tuple(exclude))[1])
 
 
 @lru_cache(maxsize=4096)
-def _files_touched(diff: str, exclude: tuple[str, ...]) -> tuple[str, ...]:
+def _touched(diff: str, exclude: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``(kept, left out)`` paths of ``diff``."""
     if diff.startswith("diff --git ") and not any(marker in diff for marker in _SPECIAL_MARKERS):
         # Plain modifications only: the paths are those of the ``diff --git`` lines.
         paths: set[str] = set()
@@ -345,7 +339,12 @@ def _files_touched(diff: str, exclude: tuple[str, ...]) -> tuple[str, ...]:
             paths.add(b)
     else:
         paths = patch_paths(parse_diff(diff, with_hunks=False))
-    return tuple(sorted(p for p in paths if not is_excluded(p, exclude)))
+    left = {p for p in paths if is_excluded(p, exclude)}
+    if any(p in IGNORE_FILES for p in paths - left):
+        left.update(path for text, patch in _sections(diff)
+                    if patch is not None and _is_bookkeeping(patch, text, exclude)
+                    for path in patch.paths)
+    return tuple(sorted(paths - left)), tuple(sorted(left))
 
 
 def changed_ranges(diff: str | None, *, side: Literal["old", "new"] = "new"
@@ -377,42 +376,82 @@ def _file_sections(diff: str) -> list[str]:
 
 
 def _may_name(diff: str, exclude: Sequence[str]) -> bool:
-    """False only when no path in ``diff`` can lie under an ``exclude`` prefix: none of
-    the prefixes occurs anywhere in its text (a prefix git would quote or escape is
-    assumed to occur)."""
-    for prefix in exclude:
-        bare = prefix.rstrip("/")
-        if not bare.isascii() or not bare.isprintable() or '"' in bare or "\\" in bare:
+    """False only when no section of ``diff`` can be left out: no ``exclude`` entry (up to
+    its first glob character) and no ignore file occurs anywhere in its text (an entry git
+    would quote or escape is assumed to occur)."""
+    for entry in exclude:
+        bare = literal_part(entry)
+        if not bare or not bare.isascii() or not bare.isprintable() or '"' in bare \
+                or "\\" in bare:
             return True
         if bare in diff:
             return True
-    return False
+    return any(name in diff for name in IGNORE_FILES)
+
+
+def _sections(diff: str) -> list[tuple[str, FilePatch | None]]:
+    """Each file's text with its patch, in order; text before the first file has none."""
+    git = _file_sections(diff)
+    if git:
+        return [(text, _git_section(text, with_hunks=False) if text.startswith("diff --git ")
+                 else None) for text in git]
+    return [("".join(line + "\n" for line in block), patch)
+            for block, patch in _plain_blocks(diff.splitlines())]
+
+
+def _change_lines(text: str) -> tuple[list[str], list[str]]:
+    """The added and the removed lines of the hunks of one file's section."""
+    added: list[str] = []
+    removed: list[str] = []
+    in_hunk = False
+    for line in text.split("\n"):
+        if line.startswith("@@ "):
+            in_hunk = True
+        elif in_hunk and line.startswith("+"):
+            added.append(line[1:].rstrip("\r"))
+        elif in_hunk and line.startswith("-"):
+            removed.append(line[1:].rstrip("\r"))
+    return added, removed
+
+
+def _is_bookkeeping(patch: FilePatch, text: str, exclude: Sequence[str]) -> bool:
+    """True for a root ignore file's change that only adds infrastructure patterns."""
+    if (patch.binary or patch.copy or patch.new_path not in IGNORE_FILES
+            or patch.old_path not in (None, patch.new_path)):
+        return False
+    added, removed = _change_lines(text)
+    return is_bookkeeping_ignore(added, removed, exclude)
+
+
+def _dropped(patch: FilePatch | None, text: str, exclude: Sequence[str]) -> bool:
+    if patch is None:
+        return False
+    return (any(is_excluded(p, exclude) for p in patch.paths)
+            or _is_bookkeeping(patch, text, exclude))
+
+
+def split_excluded(diff: str, exclude: Sequence[str] = DEFAULT_INFRA_PATHS
+                   ) -> tuple[str, list[str]]:
+    """``diff`` without the sections :func:`strip_paths` drops, and the sorted paths of those
+    sections: what a producer leaves out of a change, to be listed beside it."""
+    if ((diff.startswith("diff --git ") or "\ndiff --git " in diff)  # git sections, and
+            and not _may_name(diff, exclude)):  # none of them can be dropped
+        return (diff if diff.endswith("\n") else diff + "\n"), []
+    kept: list[str] = []
+    left: set[str] = set()
+    for text, patch in _sections(diff):
+        if patch is not None and _dropped(patch, text, exclude):
+            left.update(patch.paths)
+        else:
+            kept.append(text)
+    out = "".join(kept)
+    return (out if not out or out.endswith("\n") else out + "\n"), sorted(left)
 
 
 def strip_paths(diff: str, exclude: Sequence[str] = DEFAULT_INFRA_PATHS) -> str:
-    """Return ``diff`` without the file sections of excluded paths."""
-    if ((diff.startswith("diff --git ") or "\ndiff --git " in diff)  # git sections, and
-            and not _may_name(diff, exclude)):  # none of them can be dropped
-        return diff if diff.endswith("\n") else diff + "\n"
-    sections = _file_sections(diff)
-    kept: list[str] = []
-    if sections:
-        for text in sections:
-            if not text.startswith("diff --git "):
-                kept.append(text)
-                continue
-            paths = _git_section(text, with_hunks=False).paths
-            if not any(is_excluded(p, exclude) for p in paths):
-                kept.append(text)
-        out = "".join(kept)
-        return out if not out or out.endswith("\n") else out + "\n"
-    lines = diff.splitlines()
-    blocks = _plain_blocks(lines)
-    out_lines: list[str] = []
-    for block, patch in blocks:
-        if patch is None or not any(is_excluded(p, exclude) for p in patch.paths):
-            out_lines.extend(block)
-    return "\n".join(out_lines) + ("\n" if out_lines else "")
+    """Return ``diff`` without the file sections of excluded paths, and without a root
+    ``.gitignore`` change that only adds patterns for them."""
+    return split_excluded(diff, exclude)[0]
 
 
 def _plain_blocks(lines: list[str]) -> list[tuple[list[str], FilePatch | None]]:

@@ -33,12 +33,14 @@ class WarningGroup:
     items: list[str] = field(default_factory=list)
 
 
+_VACUOUS = ("The test command ran no test, whatever its exit code; these results count as "
+            "non-passes of their arm and stay in the paired comparison.")
 _KINDS: tuple[tuple[str, str, str], ...] = (
     ("unknown test outcome", "Unknown test outcomes",
      "The harness claimed an outcome but kept no test output to verify it; these results "
      "are not counted as passed, and the pass rate is shown as a range."),
-    ("vacuous pass", "Vacuous passes",
-     "The test command exited 0 but ran no test; these results are not counted as passed."),
+    ("vacuous (zero tests executed)", "Vacuous passes", _VACUOUS),
+    ("vacuous pass", "Vacuous passes", _VACUOUS),  # the wording of summaries written before
     ("mixes serving models", "Mixed serving models",
      "An arm was served by more than one model; comparisons pair results of the same model."),
     ("harness failure", "Harness failures",

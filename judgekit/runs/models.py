@@ -19,10 +19,13 @@ from pydantic import BaseModel, ConfigDict, Field
 TestStatus = Literal["passed", "failed", "vacuous", "timeout", "error", "unknown"]
 """Honest outcome of a result's test run, decided from evidence.
 
-``vacuous`` means the command exited 0 and its output (or a structured count) shows that zero
-tests executed; it never counts as passed. ``unknown`` means nothing can verify the outcome,
-e.g. a pass the harness claims with no test output kept. ``error`` covers runs the harness
-itself marked as failed (the agent never ran) and test commands that died before any test ran.
+``vacuous`` means the test output (or a structured count) shows that zero tests executed,
+whatever the exit code (pytest's exit 5, unittest's ``NO TESTS RAN``); it never counts as passed
+and stays in paired comparisons as a non-pass. ``unknown`` means nothing can verify the outcome,
+e.g. a pass the harness claims with no test output kept. ``error`` is reserved for the harness:
+runs it marked as failed before the agent could be judged (checkout or set-up failed, the agent
+never started). A test command that fails without any test summary ran after the agent and is
+``failed``.
 """
 
 TEST_STATUSES: tuple[str, ...] = ("passed", "failed", "vacuous", "timeout", "error", "unknown")
@@ -101,6 +104,9 @@ class RunResult(_Model):
     ground_truth_files: list[str] | None = Field(
         None, description="Files the fix changed, when no diff was kept."
     )
+    files_excluded: list[str] | None = Field(
+        None, description="Paths the producer left out of agent_diff as agent-CLI or harness "
+                          "bookkeeping (judgekit run lists what it strips here).")
     test: TestResult | None = None
     duration_s: float | None = Field(None, ge=0)
     usage: Usage | None = None

@@ -1,7 +1,8 @@
 """Per-arm statistics and paired comparisons between arms.
 
 Pairing, as a statistician would accept it: results whose harness failed (status ``error``:
-the agent never ran) are left out and counted; a pair joins two results of the same task,
+the agent never ran) are left out and counted; a result whose tests executed none (status
+``vacuous``) stays in as a non-pass; a pair joins two results of the same task,
 serving model and attempt number, taken from the same run batch (run id) when one exists
 and counted as crossing batches otherwise. When some task has more than one pair, the tests
 work at the task level (a task's attempts are not independent): per-task pass fractions, a
@@ -67,6 +68,9 @@ def arm_stats(rows: Sequence[ScoredResult], seed: int) -> ArmStats:
         n_unknown=unknown,
         pass_rate_upper=(passed + unknown) / n if n else 0.0,
         status_counts=dict(statuses),
+        n_vacuous=statuses.get("vacuous", 0),
+        n_error=statuses.get("error", 0),
+        n_files_excluded=sum(1 for r in rows if r.files_excluded),
         n_scored_files=int(metrics["f1"].size),
         n_scored_source=int(metrics["f1_source"].size),
         **{name: _mean(v) for name, v in metrics.items()},
@@ -160,6 +164,8 @@ def compare(name_a: str, a: Sequence[ScoredResult], name_b: str, b: Sequence[Sco
     base = Comparison(
         arm_a=name_a, arm_b=name_b, n_paired=n,
         n_excluded_error=counts["excluded_error"], n_cross_batch=counts["cross_batch"],
+        n_vacuous=sum((x.test_status == "vacuous") + (y.test_status == "vacuous")
+                      for x, y in pairs),
         n_unpaired_a=counts["unpaired_a"], n_unpaired_b=counts["unpaired_b"],
         tasks_only_a=sorted(tasks_a - tasks_b), tasks_only_b=sorted(tasks_b - tasks_a),
         paired_by="task, serving model and attempt" if by_model

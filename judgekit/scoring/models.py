@@ -24,6 +24,13 @@ class ScoredResult(BaseModel):
     f1_source: float | None = None
     files_touched: list[str] = Field(default_factory=list)
     ground_truth_files: list[str] = Field(default_factory=list)
+    files_excluded: list[str] = Field(
+        default_factory=list,
+        description="Paths of the agent's change left out of files_touched as agent-CLI or "
+                    "harness bookkeeping (the exclude list, a .gitignore change that only adds "
+                    "patterns for them, and what the producer already stripped).")
+    ground_truth_files_excluded: list[str] = Field(
+        default_factory=list, description="Paths of the fix left out of ground_truth_files.")
     test_status: TestStatus
     test_reason: str = ""
     tests_run: int | None = None
@@ -49,6 +56,13 @@ class ArmStats(BaseModel):
         0.0, description="Pass rate if every unknown outcome were a pass: the top of the range "
                          "that unknowns leave open (equal to pass_rate when there are none).")
     status_counts: dict[str, int]
+    n_vacuous: int = Field(0, description="Results whose tests executed none (status vacuous): "
+                                          "non-passes of the agent.")
+    n_error: int = Field(0, description="Results whose harness failed before the agent could be "
+                                        "judged (status error).")
+    n_files_excluded: int = Field(
+        0, description="Results with agent-CLI or harness files left out of their change "
+                       "(listed in each result's files_excluded).")
     n_scored_files: int = Field(description="Results with known file metrics.")
     precision: float | None = None
     precision_ci: tuple[float, float] | None = None
@@ -76,7 +90,8 @@ class Comparison(BaseModel):
     """Paired comparison of two arms over the tasks both ran (a minus b).
 
     Pairs join results of the same task, serving model and attempt number, within one run
-    batch first; results whose harness failed (status ``error``) are left out.
+    batch first; results whose harness failed (status ``error``) are left out. A ``vacuous``
+    result (zero tests executed) stays in as a non-pass.
     """
 
     arm_a: str
@@ -84,7 +99,10 @@ class Comparison(BaseModel):
     n_paired: int
     n_tasks: int = Field(0, description="Tasks with at least one pair.")
     n_excluded_error: int = Field(
-        0, description="Results left out because the harness failed (status error).")
+        0, description="Results left out because the harness failed (status error); never a "
+                       "result whose tests executed none.")
+    n_vacuous: int = Field(0, description="Paired results whose tests executed none (status "
+                                          "vacuous), counted as non-passes.")
     n_cross_batch: int = Field(0, description="Pairs whose two results come from different "
                                               "run batches (run ids).")
     n_unpaired_a: int = Field(0, description="Results of arm a left without a partner.")

@@ -1,5 +1,13 @@
 """Honest test outcomes: a status per result, never a pass for zero executed tests.
 
+``vacuous``: the test output (a framework's summary or its own "no tests" ending) or a
+structured count shows that zero tests executed, whatever the exit code: pytest's exit 5,
+unittest's ``NO TESTS RAN``, jest's ``No tests found``. It is a non-pass of the agent's
+attempt, never a harness failure. ``error`` is the harness's alone: the run was marked as
+failed before the agent could be judged (checkout, set-up, an agent that never started).
+A test command that fails without any test summary (a crash, a command not found) ran after
+the agent, so it is ``failed``, with the reason.
+
 Example:
     >>> from judgekit.runs.models import TestResult
     >>> out = "running 0 tests\\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 3 filtered out"
@@ -23,6 +31,10 @@ class Outcome:
     reason: str
 
 
+STRUCTURED_ZERO = "the result's structured count: 0 tests executed"
+_NOT_STARTED = {126: "not executable", 127: "not found"}
+
+
 def _counts_of(test: TestResult, command: str | None) -> Counts | None:
     framework = test.framework or framework_of_command(command)
     if test.output:
@@ -34,7 +46,7 @@ def _counts_of(test: TestResult, command: str | None) -> Counts | None:
         executed = c.total if c.total is not None else c.passed + c.failed + c.errors
         passed = max(executed - c.failed - c.errors, 0) if c.total is not None else c.passed
         return Counts(framework or "unknown", passed=passed, failed=c.failed, skipped=c.skipped,
-                      errors=c.errors)
+                      errors=c.errors, evidence=STRUCTURED_ZERO if executed == 0 else "")
     return None
 
 
@@ -59,8 +71,9 @@ def classify(
     """Decide the honest status of one test run, from evidence only.
 
     ``vacuous`` needs evidence that zero tests executed: output that shows it, or a
-    structured count. A pass the harness claims without output to check is ``unknown``.
-    Without a test run, the benchmark's own verdict (``success``) decides.
+    structured count; the exit code does not matter. A pass the harness claims without output
+    to check is ``unknown``. Without a test run, the benchmark's own verdict (``success``)
+    decides. ``error`` only when the harness failed.
     """
     if harness_failed:
         return Outcome("error", None, None, _one_line(harness_error)
@@ -78,23 +91,35 @@ def classify(
         if code is None:
             return Outcome("unknown", test.framework, None, "no exit code and no test counts")
         if code != 0:
-            detail = "output not parsed" if kept else "no test output kept"
-            return Outcome("failed", test.framework, None, f"exit code {code}, {detail}")
+            return Outcome("failed", test.framework, None, _failed_without_summary(test, code))
         if not kept:
             return Outcome("unknown", test.framework, None, NO_OUTPUT_PASS)
         return Outcome("unknown", test.framework, None,
                        "exit code 0 but no test summary found: cannot tell whether tests ran")
     fw, run = counts.framework, counts.total
     if run == 0:
-        if code not in (None, 0):
-            return Outcome("error", fw, 0, f"no test executed; exit code {code}")
-        return Outcome("vacuous", fw, 0, "exit code 0 but zero tests executed")
+        seen = " ".join(_one_line(counts.evidence or "its summary counts no executed test")
+                        .split())
+        exit_note = "" if code is None else f"; exit code {code}"
+        return Outcome("vacuous", fw, 0, f"zero tests executed ({fw}: {seen}){exit_note}")
     if counts.failed or counts.errors:
         return Outcome("failed", fw, run, f"{counts.failed + counts.errors} of {run} "
                                           f"test{'s' if run != 1 else ''} failed")
     if code not in (None, 0):
         return Outcome("failed", fw, run, f"all {run} executed tests passed but exit code {code}")
     return Outcome("passed", fw, run, f"{run} test{'s' if run != 1 else ''} passed")
+
+
+def _failed_without_summary(test: TestResult, code: int) -> str:
+    """Why a test command that exited non-zero without a test summary is a non-pass."""
+    first = _one_line(test.output)
+    if code in _NOT_STARTED:
+        said = f": {first}" if first else ""
+        return (f"the test command did not start (exit code {code}, command "
+                f"{_NOT_STARTED[code]}{said}), after the agent ran")
+    if not first:
+        return f"exit code {code}, no test output kept"
+    return f"exit code {code}, no test summary in the output (first line: {first})"
 
 
 def classify_result(result: RunResult) -> Outcome:

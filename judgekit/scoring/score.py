@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 
 from judgekit import stats
-from judgekit.diffs import DEFAULT_INFRA_PATHS, files_touched, is_excluded
+from judgekit.diffs import DEFAULT_INFRA_PATHS, excluded_files, files_touched, is_excluded
 from judgekit.runs.models import RunResult
 from judgekit.scoring.arms import arm_stats, compare_all
 from judgekit.scoring.files import FileScores, file_scores, source_files
@@ -20,20 +20,26 @@ MAX_LISTED_WARNINGS = 20
 """Results named one by one per kind of warning; the rest are counted in one line."""
 
 
-def _files(diff: str | None, listed: list[str] | None, exclude: Sequence[str]) -> list[str] | None:
+def _files(diff: str | None, listed: list[str] | None, exclude: Sequence[str]
+           ) -> tuple[list[str] | None, list[str]]:
+    """The files a change touches (``None`` when unknown) and the files left out of them."""
     if diff is not None:
-        return files_touched(diff, exclude)
+        return files_touched(diff, exclude), excluded_files(diff, exclude)
     if listed is not None:
-        return sorted(p for p in set(listed) if not is_excluded(p, exclude))
-    return None
+        paths = set(listed)
+        left = {p for p in paths if is_excluded(p, exclude)}
+        return sorted(paths - left), sorted(left)
+    return None, []
 
 
 def score_result(result: RunResult, *, exclude: Sequence[str] = DEFAULT_INFRA_PATHS,
                  diff_similarity: float | None = None) -> ScoredResult:
     """Score one result."""
     outcome = classify_result(result)
-    agent = _files(result.agent_diff, result.agent_files, exclude)
-    truth = _files(result.ground_truth_diff, result.ground_truth_files, exclude)
+    agent, agent_left = _files(result.agent_diff, result.agent_files, exclude)
+    truth, truth_left = _files(result.ground_truth_diff, result.ground_truth_files, exclude)
+    if result.files_excluded:
+        agent_left = sorted(set(agent_left) | set(result.files_excluded))
     scores: FileScores | None = None
     source: FileScores | None = None
     if agent is not None and truth is not None:
@@ -52,6 +58,7 @@ def score_result(result: RunResult, *, exclude: Sequence[str] = DEFAULT_INFRA_PA
         recall_source=source.recall if source else None,
         f1_source=source.f1 if source else None,
         files_touched=agent or [], ground_truth_files=truth or [],
+        files_excluded=agent_left, ground_truth_files_excluded=truth_left,
         test_status=outcome.status, test_reason=outcome.reason, tests_run=outcome.tests_run,
         framework=outcome.framework, duration_s=result.duration_s,
         cost_usd=result.usage.cost_usd if result.usage else None,
@@ -83,6 +90,20 @@ def _listed(kind: str, lines: list[str], total: int) -> list[str]:
     return lines
 
 
+def _excluded_warning(rows: Sequence[ScoredResult]) -> list[str]:
+    """One line counting the results with bookkeeping files left out, by path."""
+    with_left = [r for r in rows if r.files_excluded]
+    if not with_left:
+        return []
+    by_path = Counter(p for r in with_left for p in r.files_excluded)
+    shown = sorted(by_path.items(), key=lambda kv: (-kv[1], kv[0]))
+    names = ", ".join(f"{path} ({n})" for path, n in shown[:MAX_LISTED_WARNINGS])
+    more = (f" and {len(shown) - MAX_LISTED_WARNINGS} more paths"
+            if len(shown) > MAX_LISTED_WARNINGS else "")
+    return [f"{len(with_left)} of {len(rows)} results had agent-CLI or harness files left out "
+            f"of their change, listed in files_excluded: {names}{more}"]
+
+
 def _warnings(rows: Sequence[ScoredResult], arms: dict[str, ArmStats]) -> list[str]:
     out: list[str] = []
     for name, arm in arms.items():
@@ -96,8 +117,8 @@ def _warnings(rows: Sequence[ScoredResult], arms: dict[str, ArmStats]) -> list[s
         "unknown outcomes": ([], [0])}
     for r in rows:
         if r.test_status == "vacuous":
-            kind, line = "vacuous results", (f"vacuous pass, not counted as passed: {_label(r)}: "
-                                             f"{r.test_reason}")
+            kind, line = "vacuous results", (f"vacuous (zero tests executed), counted as a "
+                                             f"non-pass: {_label(r)}: {r.test_reason}")
         elif r.harness_status != "completed":
             kind, line = "harness failures", (f"harness failure ({r.harness_status}), counted "
                                               f"as error: {_label(r)}: {r.test_reason}")
@@ -111,6 +132,7 @@ def _warnings(rows: Sequence[ScoredResult], arms: dict[str, ArmStats]) -> list[s
             lines.append(line)
     for kind, (lines, total) in kinds.items():
         out.extend(_listed(kind, lines, total[0]))
+    out.extend(_excluded_warning(rows))
     by_arm: dict[str, set[str]] = defaultdict(set)
     for r in rows:
         by_arm[r.arm].add(r.model or "?")

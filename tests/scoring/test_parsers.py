@@ -176,10 +176,12 @@ def test_pytest_failure():
     assert status(PYTEST_FAIL, 1) == "failed"
 
 
-def test_pytest_everything_deselected_exit_5_is_error_exit_0_vacuous():
+def test_pytest_everything_deselected_is_vacuous_whatever_the_exit_code():
     assert parse_output(PYTEST_NONE).total == 0
-    assert status(PYTEST_NONE, 5) == "error"
+    assert status(PYTEST_NONE, 5) == "vacuous"
     assert status(PYTEST_NONE, 0) == "vacuous"
+    reason = classify(TestResult(exit_code=5, output=PYTEST_NONE)).reason
+    assert reason == "zero tests executed (pytest: 52 deselected in 0.10s); exit code 5"
 
 
 def test_pytest_collection_error():
@@ -213,7 +215,7 @@ def test_unittest_variants():
     assert (ok.framework, ok.passed, ok.skipped) == ("unittest", 2, 1)
     bad = parse_output(UNITTEST_FAIL)
     assert (bad.passed, bad.failed, bad.errors) == (2, 1, 1)
-    assert status(UNITTEST_NONE, 5, "python -m unittest") == "error"
+    assert status(UNITTEST_NONE, 5, "python -m unittest") == "vacuous"
     assert status(UNITTEST_NONE, 0, "python -m unittest") == "vacuous"
 
 
@@ -235,3 +237,52 @@ def test_counts_without_output():
     assert classify(failing).status == "failed"
     passing = TestResult(exit_code=0, counts=TestCounts(passed=4, total=4))
     assert classify(passing).status == "passed"
+
+
+# Endings seen on the real tools (jest 30.5.2, vitest 4.1.12, cargo 1.95.0, go 1.19.8,
+# node 20.20.2, pytest 9.0.3), kept here so each parser is checked where the tool is absent.
+VITEST_NO_FILES = ("\n\x1b[1m\x1b[30m\x1b[46m RUN \x1b[49m\x1b[39m\x1b[22m \x1b[36mv4.1.12 "
+                   "\x1b[39m\x1b[90m/tmp/p\x1b[39m\n\n\x1b[31mNo test files found, exiting with "
+                   "code 1\n\x1b[39m\n")
+VITEST_EMPTY_FILE = (" FAIL  sum.test.js [ sum.test.js ]\nError: No test suite found in file "
+                     "sum.test.js\n\n Test Files  1 failed (1)\n      Tests  no tests\n")
+JEST_EMPTY_FILE = ("FAIL ./sum.test.js\n  \u25cf Test suite failed to run\n\n    Your test suite "
+                   "must contain at least one test.\n\nTest Suites: 1 failed, 1 total\n"
+                   "Tests:       0 total\nSnapshots:   0 total\n")
+CARGO_NO_TARGET = "error: no test target named `gone` in default-run packages\n"
+GO_NO_PACKAGES = 'go: warning: "./sub/..." matched no packages\nno packages to test\n'
+NEXTEST_NONE = ("    Starting 0 tests across 1 binary (3 tests skipped)\n"
+                "     Summary [   0.004s] 0 tests run: 0 passed, 3 skipped\n"
+                "error: no tests to run\n")
+NODE_SPEC_NONE = "\u2139 tests 0\n\u2139 suites 0\n\u2139 pass 0\n\u2139 fail 0\n"
+PYTEST_PATH_GONE = "\nno tests ran in 0.90s\nERROR: file or directory not found: tests/x.py\n\n"
+
+
+def test_no_test_endings_are_vacuous_whatever_the_exit_code():
+    for output, code, framework in ((VITEST_NO_FILES, 1, "vitest"),
+                                    (CARGO_NO_TARGET, 101, "cargo"), (GO_NO_PACKAGES, 1, "go"),
+                                    (NEXTEST_NONE, 4, "cargo"), (NODE_SPEC_NONE, 0, "node"),
+                                    (PYTEST_PATH_GONE, 4, "pytest")):
+        outcome = classify(TestResult(exit_code=code, output=output))
+        assert (outcome.status, outcome.framework, outcome.tests_run) == ("vacuous", framework, 0)
+        assert outcome.reason.endswith(f"; exit code {code}")
+    vitest = classify(TestResult(exit_code=1, output=VITEST_NO_FILES)).reason
+    assert vitest == ("zero tests executed (vitest: No test files found, exiting with code 1); "
+                      "exit code 1")
+
+
+def test_a_test_file_that_cannot_run_is_failed_not_vacuous():
+    for output in (JEST_EMPTY_FILE, VITEST_EMPTY_FILE):
+        counts = parse_output(output)
+        assert (counts.total, counts.errors) == (1, 1)
+        assert classify(TestResult(exit_code=1, output=output)).status == "failed"
+
+
+def test_a_test_command_that_did_not_start_is_failed_with_the_reason():
+    outcome = classify(TestResult(exit_code=127, output="sh: 1: pytest: not found\n"))
+    assert outcome.status == "failed"
+    assert outcome.reason == ("the test command did not start (exit code 127, command not "
+                              "found: sh: 1: pytest: not found), after the agent ran")
+    crash = classify(TestResult(exit_code=139, output="Segmentation fault\n"))
+    assert (crash.status, crash.reason) == (
+        "failed", "exit code 139, no test summary in the output (first line: Segmentation fault)")
