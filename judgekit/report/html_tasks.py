@@ -32,14 +32,17 @@ COLUMNS = ("task", "arm", "attempt", "test", "precision", "recall", "F1", "durat
 def _files(scored: ScoredResult) -> str:
     touched = set(scored.files_touched)
     truth = set(scored.ground_truth_files)
+    left = scored.files_excluded
+    left_out = (f'<p class="muted">Left out as agent-CLI or harness bookkeeping: '
+                f'{e(", ".join(left))}</p>' if left else "")
     if not touched and not truth:
-        return ""
+        return f"<h5>Files</h5>{left_out}" if left_out else ""
     rows = "".join(
         f'<li class="{"hit" if f in touched and f in truth else "extra" if f in touched else "miss"}"'
         f">{e(f)} <span class=\"muted\">"
         f'{"both" if f in touched and f in truth else "agent only" if f in touched else "fix only"}'
         "</span></li>" for f in sorted(touched | truth))
-    return f"<h5>Files</h5><ul class=\"files\">{rows}</ul>"
+    return f"<h5>Files</h5><ul class=\"files\">{rows}</ul>{left_out}"
 
 
 def _pair_rows(r: PairRecord) -> str:

@@ -30,7 +30,8 @@ _Key = tuple[object, ...]
 def _fingerprint(scored: ScoredResult) -> _Key:
     """What the prepared parts read of a scored result."""
     return (scored.task_id, scored.arm, scored.attempt, tuple(scored.files_touched),
-            tuple(scored.ground_truth_files), str(scored.test_status), scored.test_reason)
+            tuple(scored.ground_truth_files), str(scored.test_status), scored.test_reason,
+            tuple(scored.files_excluded))
 
 
 class PreparedParts:

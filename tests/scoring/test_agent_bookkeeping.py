@@ -198,3 +198,13 @@ def test_through_judgekit_run_the_bookkeeping_is_listed_not_scored(
     assert by["aider"]["files_excluded"] == runs["aider"]["files_excluded"]
     for key in ("precision", "recall", "f1", "precision_source", "recall_source"):
         assert by["aider"][key] == by["plain"][key], key
+
+
+def test_the_report_lists_what_was_left_out(tmp_path: Path) -> None:
+    run_file = tmp_path / "run.jsonl"
+    run_file.write_text(_row("t", "aider", GITIGNORE_NEW + EDIT).model_dump_json() + "\n")
+    proc = judgekit("score", run_file, "--out", tmp_path / "out", "--no-similarity")
+    assert proc.returncode == 0, proc.stderr
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "Left out as agent-CLI or harness bookkeeping: .gitignore" in html
+    assert "1 of 1 results had agent-CLI or harness files left out of their change" in html
