@@ -173,6 +173,9 @@ def pairing_sentence(c: Comparison) -> str:
     if excluded:
         bits.append(f"{excluded} result{'s' if excluded != 1 else ''} where the harness "
                     "failed (status error) were left out of the pairing")
+    if c.n_vacuous:
+        bits.append(f"{c.n_vacuous} paired result{'s' if c.n_vacuous != 1 else ''} executed no "
+                    "test (vacuous) and count as non-passes")
     crossed = c.n_cross_batch
     if crossed:
         bits.append(f"{crossed} pair{'s' if crossed != 1 else ''} joined results from "

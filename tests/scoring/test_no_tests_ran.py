@@ -194,6 +194,10 @@ def test_score_json_pairs_vacuous_results_as_non_passes_and_counts_errors_apart(
     assert cmp["pass_rate_a"] == 1.0 and cmp["pass_rate_b"] == 0.0
     vacuous_lines = [w for w in data["warnings"] if w.startswith("vacuous (zero tests executed)")]
     assert len(vacuous_lines) == n
+    report = judgekit("score", run_file, "--out", tmp_path / "out", "--no-similarity")
+    assert report.returncode == 0, report.stderr
+    assert (f"{n} paired results executed no test (vacuous) and count as non-passes"
+            in (tmp_path / "out" / "report.md").read_text())
 
 
 SABOTEUR = "printf '[pytest]\\naddopts = -k judgekit_selects_nothing\\n' > pytest.ini"
