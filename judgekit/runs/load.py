@@ -77,10 +77,11 @@ class _Notes:
             by_adapter.setdefault(id(entry[0]), []).append(entry)
         self.held, self.n_held = [], 0
         for entries in by_adapter.values():
-            self.lines.extend(entries[0][0].settle([r for _, _, rs in entries for r in rs]))
-            for _, path, results in entries:
-                for result in results:
-                    yield result, path
+            path_of = {id(r): path for _, path, rs in entries for r in rs}
+            kept, lines = entries[0][0].settle([r for _, _, rs in entries for r in rs])
+            self.lines.extend(lines)
+            for result in kept:
+                yield result, path_of[id(result)]
 
     def warnings(self) -> list[str]:
         out = list(self.lines)
@@ -227,8 +228,7 @@ def _loaded(adapter: Adapter, path: Path, document: Any,
     if not isinstance(adapter, Settling):
         yield from results
     elif notes is None:
-        adapter.settle(results)
-        yield from results
+        yield from adapter.settle(results)[0]
     else:
         notes.held.append((adapter, path, results))
         notes.n_held += len(results)

@@ -114,3 +114,27 @@ def test_arm_from_a_metadata_key_no_eval_has_is_one_line_naming_it(identical: Pa
     assert bad.returncode == 2
     [line] = bad.stderr.strip().splitlines()
     assert "--arm-from" in line and "expected model, metadata:KEY or task-arg:NAME" in line
+
+
+def test_a_retried_eval_counts_each_sample_once(tmp_path: Path) -> None:
+    """``eval_retry`` writes a second log of the same task run holding the first's finished
+    samples again: each sample is counted once, from the latest log, and the rest said."""
+    import inspect_ai
+
+    [first] = inspect_ai.eval(ev.swe_calc(errors="s3,s4,s5"), model=ev.answers(ev.CONTEXT),
+                              log_dir=str(tmp_path), display="none", max_samples=1,
+                              fail_on_error=True)
+    assert first.status == "error"
+    [retry] = inspect_ai.eval_retry(first, log_dir=str(tmp_path), display="none",
+                                    max_samples=1)
+    assert retry.eval.task_id == first.eval.task_id
+    summary = score_json(tmp_path)
+    ids = sorted({f"swe_calc/{s.id}" for log in (first, retry) for s in log.samples or []})
+    statuses = sorted((r["task_id"], r["attempt"], r["test_status"]) for r in summary["results"])
+    assert statuses == [(i, 0, "passed" if i in ("swe_calc/s1", "swe_calc/s2") else "error")
+                        for i in ids]
+    assert len(ids) >= 3
+    held = len(first.samples or [])
+    [line] = [w for w in summary["warnings"] if "retried" in w]
+    assert f"{held} samples of the earlier logs left out" in line
+    assert not any("merged" in w for w in summary["warnings"])

@@ -52,8 +52,9 @@ class Adapter(Protocol):
 class Settling(Protocol):
     """An adapter that finishes its results only once it has seen all of them."""
 
-    def settle(self, results: list[RunResult]) -> list[str]:
-        """Finish ``results`` (every result this adapter loaded) in place; return warnings."""
+    def settle(self, results: list[RunResult]) -> tuple[list[RunResult], list[str]]:
+        """Finish ``results`` (every result this adapter loaded): the results to keep, and
+        warnings saying what was left out or decided."""
         ...
 
 

@@ -37,13 +37,15 @@ _MAX_LISTED = 4
 @dataclass(frozen=True)
 class EvalFacts:
     """One eval, as far as arms are concerned; ``features`` are what may tell it apart from
-    other evals of its task (``task_args.NAME``, ``solver``, ``STEP.PARAM``)."""
+    other evals of its task (``task_args.NAME``, ``solver``, ``STEP.PARAM``). ``task_id`` is
+    Inspect's id of the task run, kept by a retry of the eval."""
 
     eval_id: str
     task: str
     model: str
     created: str
     features: dict[str, str]
+    task_id: str = ""
 
 
 def _full(value: Any) -> str:

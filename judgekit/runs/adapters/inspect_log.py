@@ -10,8 +10,9 @@ The agent's patch and the fix are looked up where Inspect coding evals keep them
 :mod:`judgekit.runs.adapters.inspect_patches`): a sample scored by judgekit's own scorer is
 the run result that scorer kept, taken as it is. The arm comes from what tells the evals
 apart (see :mod:`judgekit.runs.adapters.inspect_arms`); the loader hands every result of
-every log to :meth:`InspectAdapter.settle` once all are read, which names the arms left
-open and says how many samples held no patch or no fix.
+every log to :meth:`InspectAdapter.settle` once all are read, which keeps the latest log's
+samples of a retried eval, names the arms left open and says how many samples held no patch
+or no fix.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from judgekit.errors import InputError
 from judgekit.runs.adapters import inspect_patches as patches
 from judgekit.runs.adapters.inspect_arms import PENDING, EvalFacts, features_of, settle_arms
 from judgekit.runs.adapters.inspect_options import InspectOptions, show
+from judgekit.runs.adapters.inspect_retries import latest_of_retries
 from judgekit.runs.adapters.inspect_samples import (
     materials_of,
     sample_success,
@@ -80,17 +82,20 @@ class InspectAdapter:
         log = _read(path)
         spec = log.eval
         self._evals[spec.eval_id] = EvalFacts(spec.eval_id, spec.task, spec.model,
-                                              str(spec.created), features_of(spec, log.plan))
+                                              str(spec.created), features_of(spec, log.plan),
+                                              task_id=spec.task_id or "")
         return [self._result(path, log, sample) for sample in log.samples or []]
 
-    def settle(self, results: list[RunResult]) -> list[str]:
-        """Name the arms left open and count the samples without a patch or a fix; in place.
-        Returns the warnings."""
+    def settle(self, results: list[RunResult]) -> tuple[list[RunResult], list[str]]:
+        """Leave out samples a retried eval's later log holds again, name the arms left
+        open, and count the samples without a patch or a fix. Returns the results and the
+        warnings."""
         ids = {r.metadata.get("eval_id") for r in results}
         evals = {k: self._evals.pop(k) for k in list(self._evals) if k in ids}
-        warnings = settle_arms(results, evals)
+        results, warnings = latest_of_retries(results, evals)
+        warnings.extend(settle_arms(results, evals))
         warnings.extend(self._missing(results))
-        return warnings
+        return results, warnings
 
     def _missing(self, results: list[RunResult]) -> list[str]:
         no_patch = [r for r in results if "agent_patch_from" not in r.metadata]
