@@ -59,6 +59,34 @@ def _value(meta: Any, key: str) -> str | None:
     return value if isinstance(value, str) else show(value)
 
 
+def _duration(sample: Any) -> float | None:
+    total = sample.total_time
+    return total if total is not None and total >= 0 else None
+
+
+def _transcript(sample: Any) -> str | None:
+    return text_of(sample.messages) if sample.messages else None
+
+
+def _from_scorer(spec: Any, sample: Any, scorer: str, run: RunResult,
+                 meta: dict[str, Any]) -> RunResult:
+    """The run result judgekit's scorer kept, as it is; the log fills what it left empty,
+    and a sample that errored is a harness error."""
+    meta.update(agent_patch_from="judgekit_run", fix_from="judgekit_run",
+                judgekit_scorer=scorer)
+    error = getattr(sample, "error", None)
+    failed = error is not None and not run.harness_failed
+    return run.model_copy(update={
+        "run_id": run.run_id or spec.run_id, "model": run.model or spec.model,
+        "transcript": run.transcript or _transcript(sample),
+        "duration_s": run.duration_s if run.duration_s is not None else _duration(sample),
+        "usage": run.usage or usage_of(sample), "timestamp": run.timestamp or spec.created,
+        "materials": {**materials_of(sample), **run.materials},
+        "harness_status": "error" if failed else run.harness_status,
+        "harness_error": error.message if failed else run.harness_error,
+        "metadata": {**run.metadata, **meta}})
+
+
 class InspectAdapter:
     """Reads Inspect AI logs; ``.eval`` archives arrive with ``document`` ``None``."""
 
@@ -116,29 +144,21 @@ class InspectAdapter:
 
     def _result(self, path: Path, log: Any, sample: Any) -> RunResult:
         spec = log.eval
-        error = getattr(sample, "error", None)
         meta: dict[str, Any] = {"source_format": "inspect", "log_status": log.status,
                                 "sample_id": sample.id, "epoch": sample.epoch,
                                 "eval_id": spec.eval_id, "inspect_task": spec.task}
-        materials = materials_of(sample)
-        duration = (sample.total_time if sample.total_time is not None
-                    and sample.total_time >= 0 else None)
-        transcript = text_of(sample.messages) if sample.messages else None
         embedded = patches.embedded_run(sample, path)
         if embedded is not None:
-            scorer, run = embedded
-            meta.update(agent_patch_from="judgekit_run", fix_from="judgekit_run",
-                        judgekit_scorer=scorer)
-            result = run.model_copy(update={
-                "run_id": run.run_id or spec.run_id, "model": run.model or spec.model,
-                "transcript": run.transcript or transcript,
-                "duration_s": run.duration_s if run.duration_s is not None else duration,
-                "usage": run.usage or usage_of(sample),
-                "timestamp": run.timestamp or spec.created,
-                "materials": {**materials, **run.materials},
-                "metadata": {**run.metadata, **meta}})
-            self._arm(result, path, spec, sample, scorer_arm=run.arm)
-            return result
+            result = _from_scorer(spec, sample, *embedded, meta)
+        else:
+            result = self._from_sample(path, spec, sample, meta)
+        self._arm(result, path, spec, sample,
+                  scorer_arm=embedded[1].arm if embedded is not None else None)
+        return result
+
+    def _from_sample(self, path: Path, spec: Any, sample: Any,
+                     meta: dict[str, Any]) -> RunResult:
+        """A sample's result, its patch and fix looked up where coding evals keep them."""
         fix = (patches.named(sample, self.options.fix_keys, path, empty_ok=False)
                or patches.metadata_fix(sample))
         patch = (patches.named(sample, self.options.patch_keys, path, empty_ok=True)
@@ -149,21 +169,20 @@ class InspectAdapter:
             meta["agent_patch_from"] = patch.where
         if fix is not None:
             meta["fix_from"] = fix.where
-        result = RunResult(
+        error = getattr(sample, "error", None)
+        return RunResult(
             run_id=spec.run_id,
             task=Task(id=f"{spec.task}/{sample.id}", description=text_of(sample.input),
                       repo=swe.repo, tags=[spec.task]),
             arm=spec.model, attempt=max(0, (sample.epoch or 1) - 1), model=spec.model,
             agent_diff=patch.text if patch is not None else None,
             ground_truth_diff=fix.text if fix is not None else None,
-            success=sample_success(sample.scores), transcript=transcript,
-            materials={**materials, **swe.materials}, duration_s=duration,
+            success=sample_success(sample.scores), transcript=_transcript(sample),
+            materials={**materials_of(sample), **swe.materials}, duration_s=_duration(sample),
             usage=usage_of(sample),
             harness_status="error" if error is not None else "completed",
             harness_error=error.message if error is not None else None,
             timestamp=spec.created, metadata=meta)
-        self._arm(result, path, spec, sample, scorer_arm=None)
-        return result
 
     def _arm(self, result: RunResult, path: Path, spec: Any, sample: Any, *,
              scorer_arm: str | None) -> None:
