@@ -184,3 +184,22 @@ def test_a_truncated_log_among_good_ones_ends_with_one_line_naming_it(
     assert proc.returncode == 2, proc.stdout
     [line] = proc.stderr.strip().splitlines()
     assert f"cut.{fmt}" in line and "Traceback" not in proc.stderr
+
+
+def test_a_judgekit_run_with_a_bad_field_is_one_line_naming_it(tmp_path: Path) -> None:
+    from inspect_ai.scorer import Score, scorer
+
+    @scorer(metrics=[])
+    def half_run() -> Any:
+        async def score(state: Any, target: Any) -> Score:
+            return Score(value="C", metadata={"judgekit_run": {"task": {"id": "calc-001"}}})
+
+        return score
+
+    task = Task(dataset=[Sample(id="calc-001", input="Fix calc.py.")], scorer=half_run())
+    inspect_ai.eval(task, model=mock("done"), log_dir=str(tmp_path), display="none")
+    proc = judgekit("score", tmp_path)
+    assert proc.returncode == 2
+    [line] = proc.stderr.strip().splitlines()
+    assert ("sample calc-001 epoch 1: scores.half_run.metadata.judgekit_run.arm: required "
+            "field is missing") in line and ".eval" in line
