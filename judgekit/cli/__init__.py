@@ -5,7 +5,9 @@ Each sub-command lives in its own module of this package and exposes
 parsed namespace and returning the exit code.
 
 Usage errors (a bad flag value, a missing argument) are one line on stderr and exit code 2,
-like every other error; ``--help`` still shows the whole usage.
+like every other error; ``--help`` still shows the whole usage. Values given with
+``--agent-env``/``--test-env`` and judgekit's provider keys never appear in those lines, nor
+in errors, warnings, log records or tracebacks (:mod:`judgekit.cli._secrets`).
 """
 
 from __future__ import annotations
@@ -41,7 +43,9 @@ class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line: ``judgekit CMD: error: ...``."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        from judgekit.cli._secrets import clean
+
+        self.exit(2, clean(f"{self.prog}: error: {message} (see {self.prog} --help)\n"))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -85,7 +89,11 @@ def _collect_less_often() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code (also used by the console script)."""
+    from judgekit.cli._secrets import clean, guard
+
     _collect_less_often()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    guard(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -98,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_out(args)
         return int(args.func(args) or 0)
     except JudgekitError as exc:
-        print(f"judgekit: error: {exc}", file=sys.stderr)
+        print(clean(f"judgekit: error: {exc}"), file=sys.stderr)
         return 2
     except BrokenPipeError:
         sys.stderr.close()

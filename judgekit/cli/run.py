@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -58,11 +60,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--keep-workspaces", action="store_true",
                    help="leave workspaces on disk (their path is in each result's metadata)")
     p.add_argument("--run-id", metavar="ID", help="run id recorded with each result")
-    p.add_argument("--sandbox", choices=("none", "bwrap"), default=None,
-                   help="isolation of setup, agent and test commands (default: bwrap when it "
-                        "works here, else none with a notice)")
+    add_sandbox_argument(p, "setup, agent and test commands")
     p.add_argument("--agent-network", action="store_true",
                    help="let the agent reach the network (its model API); tests never can")
+    p.add_argument("--agent-env", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="a variable for the agent only (repeatable): NAME passes judgekit's "
+                        "own value, NAME=VALUE this one. Commands start from a clean "
+                        "environment, so nothing else of judgekit's reaches them; values of "
+                        "names containing KEY, TOKEN, SECRET, PASSWORD or CREDENTIAL are "
+                        "replaced by [REDACTED:NAME] in everything judgekit stores or prints")
+    add_test_env_argument(p)
+    p.add_argument("--agent-bind", action="append", default=[], metavar="SRC[:DST]",
+                   help="show the file or directory SRC to the agent, read-only, at DST "
+                        "(default: the same path); repeatable. The home directory is hidden "
+                        "in the sandbox: bind what the agent needs (its CLI, its config)")
+    p.add_argument("--agent-home", metavar="DIR",
+                   help="seed the agent's private HOME with a copy of DIR, made fresh for "
+                        "each attempt (agent settings such as ~/.config/...)")
     p.add_argument("--memory-mb", type=_nonneg_int, default=None, metavar="MB",
                    help="address-space limit of every command, in MiB (default 32768; 0: none)")
     p.add_argument("--max-procs", type=_nonneg_int, default=None, metavar="N",
@@ -98,14 +112,97 @@ def limits_from(args: argparse.Namespace) -> object:
     return Limits(memory_mb=memory, max_procs=procs)
 
 
-def sandbox_from(args: argparse.Namespace) -> object:
-    """The sandbox the options ask for; a one-line notice when the default falls back."""
-    from judgekit.runner.sandbox import choose_sandbox
+def add_sandbox_argument(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--sandbox", choices=("none", "bwrap"), default=None,
+                   help=f"isolation of {what} (default: bwrap; where bubblewrap cannot be "
+                        "used, judgekit refuses to run unless given --sandbox none)")
 
-    sandbox, notice = choose_sandbox(args.sandbox)
-    if notice:
-        say(f"judgekit: {notice}")
+
+def add_test_env_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--test-env", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="a variable for setup and test commands (repeatable), as --agent-env "
+                        "is for the agent; secret-looking values are redacted the same way")
+
+
+def sandbox_from(args: argparse.Namespace) -> object:
+    """The sandbox the options ask for; refuses (exit 2) when bubblewrap cannot be used."""
+    from judgekit.runner.sandbox import SandboxUnavailable, choose_sandbox
+
+    try:
+        sandbox = choose_sandbox(args.sandbox)
+    except SandboxUnavailable as exc:
+        raise ConfigError(f"no sandbox for the commands: {exc.problem}; or pass --sandbox "
+                          "none to run them without isolation") from None
+    if sandbox.name == "none":
+        say("judgekit: warning: --sandbox none: setup, agent and test commands run without "
+            "isolation, as this user, seeing everything this user can; results record "
+            "sandbox: none")
     return sandbox
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def env_from(items: list[str], flag: str, host: Mapping[str, str] | None = None
+             ) -> dict[str, str]:
+    """``NAME`` / ``NAME=VALUE`` options as variables; an error never shows a value."""
+    host = os.environ if host is None else host
+    out: dict[str, str] = {}
+    for number, item in enumerate(items, start=1):
+        name, sep, value = item.partition("=")
+        if not _NAME.fullmatch(name):
+            raise ConfigError(f"{flag} (occurrence {number}) expects NAME or NAME=VALUE, "
+                              "NAME made of letters, digits and _ and not starting with a "
+                              "digit (the value is not shown)")
+        if not sep:
+            if name not in host:
+                raise ConfigError(f"{flag} {name}: {name} is not set in judgekit's "
+                                  "environment; give {flag} {name}=VALUE".replace(
+                                      "{flag}", flag))
+            value = host[name]
+        out[name] = value
+    return out
+
+
+def binds_from(items: list[str]) -> tuple[tuple[str, str], ...]:
+    """``SRC[:DST]`` options as ``(source, destination)`` absolute paths."""
+    out = []
+    for item in items:
+        source, sep, dest = item.partition(":")
+        if not source:
+            raise ConfigError(f"--agent-bind {item!r}: expected SRC or SRC:DST")
+        src = os.path.abspath(os.path.expanduser(source))
+        if not os.path.exists(src):
+            raise ConfigError(f"--agent-bind {source}: no such file or directory")
+        dst = os.path.expanduser(dest) if sep else src
+        if not os.path.isabs(dst):
+            raise ConfigError(f"--agent-bind {item!r}: the destination must be an absolute "
+                              "path")
+        out.append((src, os.path.normpath(dst)))
+    return tuple(out)
+
+
+def agent_home_from(value: str | None) -> str | None:
+    if value is None:
+        return None
+    path = os.path.abspath(os.path.expanduser(value))
+    if not os.path.isdir(path):
+        raise ConfigError(f"--agent-home {value}: not an existing directory")
+    return path
+
+
+def say_hidden_tools(sandbox: object, binds: tuple[tuple[str, str], ...]) -> None:
+    """Name the user's tools on PATH that the agent will not see (under a hidden home)."""
+    if getattr(sandbox, "name", "none") == "none":
+        return
+    from judgekit.runner.hostview import current_view
+
+    bound = [Path(src) for src, _ in binds]
+    hidden = [str(p) for p in current_view().user_tools
+              if not any(p == b or b in p.parents for b in bound)]
+    if hidden:
+        say("judgekit: not visible to the agent (under the hidden home directory; "
+            f"--agent-bind shows them): {', '.join(hidden)}")
 
 
 SIGNAL_EXIT: dict[int, int] = {signal.SIGINT: 130, signal.SIGTERM: 143}
@@ -153,9 +250,16 @@ def agents_from(args: argparse.Namespace) -> dict[str, object]:
 def run(args: argparse.Namespace) -> int:
     from judgekit.runner import RunPlan, describe, load_suite, run_suite
 
+    from judgekit.runner.environment import CommandEnv
+
     suite = load_suite(args.suite)
     if args.tasks:
         suite.select(args.tasks)  # unknown ids fail before anything starts
+    env = CommandEnv(agent=env_from(args.agent_env, "--agent-env"),
+                     test=env_from(args.test_env, "--test-env"))
+    binds = binds_from(args.agent_bind)
+    sandbox = sandbox_from(args)
+    say_hidden_tools(sandbox, binds)
     plan = RunPlan(
         agents=agents_from(args),  # type: ignore[arg-type]
         arms=args.arms, attempts=args.attempts, jobs=args.jobs, resume=args.resume,
@@ -164,10 +268,11 @@ def run(args: argparse.Namespace) -> int:
         context_provider=args.context_provider, context_max_tokens=args.context_tokens,
         tmp_dir=args.tmp_dir, depth=args.depth, keep_workspaces=args.keep_workspaces,
         run_id=args.run_id, metadata={"suite": suite.name},
-        sandbox=sandbox_from(args), limits=limits_from(args),  # type: ignore[arg-type]
+        sandbox=sandbox, limits=limits_from(args),  # type: ignore[arg-type]
         agent_network=args.agent_network, executor=args.executor,
         ray_address=args.ray_address, cpus_per_attempt=args.cpus_per_attempt,
-        index_dir=args.index_dir,
+        index_dir=args.index_dir, env=env, agent_binds=binds,
+        agent_home=agent_home_from(args.agent_home),
     )
 
     def progress(result: object) -> None:
@@ -182,6 +287,10 @@ def run(args: argparse.Namespace) -> int:
         f"(sandbox {summary.sandbox}, executor {summary.executor}), "
         f"skipped {summary.skipped} already present, "
         f"{summary.harness_failures} harness failure(s)")
+    if summary.redactions:
+        counts = ", ".join(f"{name} x{n}" for name, n in sorted(summary.redactions.items()))
+        say(f"judgekit: redacted {sum(summary.redactions.values())} secret value(s) from the "
+            f"results ({counts})")
     if summary.cancelled or received:
         say(f"judgekit: stopped before the end: {summary.not_run} attempt(s) not run; "
             "--resume continues the run")

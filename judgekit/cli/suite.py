@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 from judgekit.cli._common import print_json, say
+from judgekit.cli.run import add_sandbox_argument, add_test_env_argument
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,20 +29,22 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="cache of repository mirrors: DIR/<host>+<owner>+<name>.git, a bare "
                         "clone (git clone --mirror) of each repository; one holding the "
                         "tasks' commits is used offline")
-    v.add_argument("--sandbox", choices=("none", "bwrap"), default=None,
-                   help="isolation of setup and test commands (default: bwrap when it works)")
+    add_sandbox_argument(v, "setup and test commands")
+    add_test_env_argument(v)
     v.add_argument("--tmp-dir", metavar="DIR", help="where workspaces are created")
     v.set_defaults(func=verify)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
 def verify(args: argparse.Namespace) -> int:
-    from judgekit.cli.run import SIGNAL_EXIT, sandbox_from, stop_on_signals
+    from judgekit.cli.run import SIGNAL_EXIT, env_from, sandbox_from, stop_on_signals
     from judgekit.runner import Cancelled, load_suite, verify_suite
+    from judgekit.runner.environment import CommandEnv
 
     suite = load_suite(args.suite)
     if args.tasks:
         suite.select(args.tasks)
+    env = CommandEnv(test=env_from(args.test_env, "--test-env"))
     sandbox = sandbox_from(args)
 
     def progress(check: object) -> None:
@@ -55,7 +58,8 @@ def verify(args: argparse.Namespace) -> int:
             checks = verify_suite(suite, task_ids=args.tasks, mirror_dir=args.mirror_dir,
                                   jobs=args.jobs, tmp_dir=args.tmp_dir,
                                   sandbox=sandbox,  # type: ignore[arg-type]
-                                  progress=None if args.json else progress, cancel=cancel)
+                                  progress=None if args.json else progress, cancel=cancel,
+                                  env=env)
         except Cancelled:
             say("judgekit: verification stopped before the end")
             return SIGNAL_EXIT.get(received[0], 130) if received else 130

@@ -1,17 +1,36 @@
-"""Keep API keys out of everything judgekit prints or writes.
+"""Keep API keys and other secrets out of everything judgekit prints or writes.
+
+:func:`redact` hides judgekit's own provider keys and key-like tokens in messages
+(``[redacted]``). :class:`Redactor` hides named secret values (variables given to agents and
+tests, judgekit's provider keys) as ``[REDACTED:NAME]`` and counts what it replaced.
 
 Example:
     >>> redact("invalid x-api-key: sk-ant-api03-abcdefghijklmnop")
     'invalid x-api-key: [redacted]'
+    >>> r = Redactor({"OPENAI_API_KEY": "s3cr3t-value"})
+    >>> r.text("key=s3cr3t-value")
+    'key=[REDACTED:OPENAI_API_KEY]'
+    >>> r.counts
+    {'OPENAI_API_KEY': 1}
+    >>> looks_secret("GITHUB_TOKEN"), looks_secret("LANG")
+    (True, False)
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 _TOKEN = re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{6,}|\bBearer\s+[A-Za-z0-9_\-\.]{8,}")
 _KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+PROVIDER_KEY_VARS: tuple[str, ...] = _KEY_VARS
+"""Environment variables holding judgekit's own provider keys."""
+
+SECRET_NAME_PARTS: tuple[str, ...] = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
+"""A variable whose name contains one of these (any case) holds a secret."""
+
 _extra: set[str] = set()
 
 
@@ -31,3 +50,63 @@ def redact(text: str) -> str:
     for value in sorted(secrets, key=len, reverse=True):
         text = text.replace(value, "[redacted]")
     return _TOKEN.sub("[redacted]", text)
+
+
+def looks_secret(name: str) -> bool:
+    """Whether a variable called ``name`` holds a secret, judged by its name."""
+    upper = name.upper()
+    return any(part in upper for part in SECRET_NAME_PARTS)
+
+
+def provider_keys(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """judgekit's provider keys set in ``environ`` (the process environment by default)."""
+    env = os.environ if environ is None else environ
+    return {name: env[name] for name in PROVIDER_KEY_VARS if env.get(name)}
+
+
+class Redactor:
+    """Replaces each named secret value by ``[REDACTED:NAME]`` and counts the replacements.
+
+    ``secrets`` maps names to values, or lists ``(name, value)`` pairs (one name may hold
+    several values). Longer values are replaced first, so a value holding another keeps its
+    own name. Empty values are ignored (there is nothing to hide).
+    """
+
+    def __init__(self, secrets: Mapping[str, str] | Iterable[tuple[str, str]] = ()) -> None:
+        pairs = secrets.items() if isinstance(secrets, Mapping) else secrets
+        unique: dict[str, str] = {}
+        for name, value in pairs:
+            if value and value not in unique:
+                unique[value] = name
+        self.secrets: list[tuple[str, str]] = sorted(
+            ((name, value) for value, name in unique.items()),
+            key=lambda item: len(item[1]), reverse=True)
+        self.counts: dict[str, int] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.secrets)
+
+    def text(self, text: str) -> str:
+        """``text`` with every secret value replaced (counted in :attr:`counts`)."""
+        for name, value in self.secrets:
+            found = text.count(value)
+            if found:
+                text = text.replace(value, f"[REDACTED:{name}]")
+                self.counts[name] = self.counts.get(name, 0) + found
+        return text
+
+    def data(self, value: Any) -> Any:
+        """A copy of JSON-like ``value`` with every string (keys too) passed through :meth:`text`."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.data(k): self.data(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.data(v) for v in value]
+        return value
+
+    def plain(self, text: str) -> str:
+        """``text`` with every secret value replaced, without counting (for messages)."""
+        for name, value in self.secrets:
+            text = text.replace(value, f"[REDACTED:{name}]")
+        return text

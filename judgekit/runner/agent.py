@@ -13,9 +13,9 @@ Example:
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -68,10 +68,13 @@ def run_agent(
     task_id: str,
     arm: str,
     settings: AttemptSettings,
+    env: Mapping[str, str] | None = None,
 ) -> AgentRun:
     """Run the agent in the workspace ``ws``; keep stdout/stderr in its logs.
 
-    The agent may write a transcript to ``{transcript_file}`` (also in the environment as
+    ``env`` is the agent's environment before judgekit's own ``JUDGEKIT_*`` variables
+    (default: the clean environment with the settings' agent variables). The agent may
+    write a transcript to ``{transcript_file}`` (also in the environment as
     ``JUDGEKIT_TRANSCRIPT``); it is read back after the agent ends.
     """
     transcript_file = ws.io / "transcript.txt"
@@ -79,11 +82,11 @@ def run_agent(
               "arm": arm, "transcript_file": str(transcript_file),
               "model": settings.model or ""}
     rendered = command.render(**values)
-    env = dict(os.environ)
-    env.update({f"JUDGEKIT_{k.upper()}": v for k, v in values.items()})
-    env["JUDGEKIT_TRANSCRIPT"] = str(transcript_file)
+    full = dict(settings.environment({}, agent=True) if env is None else env)
+    full.update({f"JUDGEKIT_{k.upper()}": v for k, v in values.items()})
+    full["JUDGEKIT_TRANSCRIPT"] = str(transcript_file)
     outcome = settings.shell(rendered, ws, log_name="agent", timeout=settings.agent_timeout_s,
-                             network=settings.agent_network, env=env)
+                             network=settings.agent_network, env=full, agent=True)
     transcript = None
     if transcript_file.is_file() and not transcript_file.is_symlink():
         transcript = transcript_file.read_text(encoding="utf-8", errors="replace")

@@ -7,25 +7,34 @@ result's ``harness_status`` instead of raising, so one broken task never stops a
 
 Setup, agent and test commands run in the attempt's sandbox (:mod:`judgekit.runner.sandbox`):
 setup with network (it installs dependencies), the agent with network only when
-``agent_network`` is set, the tests never.
+``agent_network`` is set, the tests never. Each starts from a clean environment
+(:mod:`judgekit.runner.environment`) plus the task's variables and those given for it; the
+agent alone gets its read-only binds and its seeded home. The values of secret variables are
+redacted from the result (:mod:`judgekit.runner.secrets`).
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from judgekit.diffs import DEFAULT_INFRA_PATHS, strip_paths
+from judgekit.diffs import DEFAULT_INFRA_PATHS, is_excluded, split_excluded, strip_paths
 from judgekit.errors import RunnerError
 from judgekit.runner.agent import AgentCommand, run_agent
 from judgekit.runner.context import ContextProvider
+from judgekit.runner.environment import CommandEnv, clean_environment
+from judgekit.runner.hostview import current_view
 from judgekit.runner.process import ProcessOutcome, run_shell
 from judgekit.runner.prompt import render_prompt
 from judgekit.runner.sandbox import Limits, NoSandbox, Sandbox, SandboxSpec
+from judgekit.runner.secrets import Redactor, redact_files, redactor_for
 from judgekit.runs.suites import SuiteTask
 from judgekit.runner.workspace import FixCommit, Workspace
 from judgekit.runs.models import RunResult, TestResult
@@ -57,21 +66,41 @@ class AttemptSettings:
     hidden: tuple[str, ...] = ()
     """Paths no command may see (the mirror cache); the source repository is always hidden."""
     cancel: threading.Event | None = None
+    env: CommandEnv = field(default_factory=CommandEnv)
+    """Variables given to the agent, and to setup and test commands."""
+    agent_binds: tuple[tuple[str, str], ...] = ()
+    """``(source, destination)`` shown read-only to the agent."""
+    agent_home: str | None = None
+    """A directory copied into the private HOME before the agent starts."""
 
-    def spec(self, ws: Workspace, *, network: bool) -> SandboxSpec:
+    def spec(self, ws: Workspace, *, network: bool, agent: bool = False) -> SandboxSpec:
         """What a command of this attempt may touch."""
         hidden = [str(ws.fix.source), *self.hidden]
         if ws.root.parent != Path("/"):
             hidden.append(str(ws.root.parent))  # other workspaces
+        binds = tuple((Path(s), Path(d)) for s, d in self.agent_binds) if agent else ()
         return SandboxSpec(writable=(ws.path, ws.io), hidden=tuple(Path(h) for h in hidden),
-                           home=ws.home, network=network, limits=self.limits)
+                           home=ws.home, network=network, limits=self.limits, binds=binds,
+                           agent=agent, tmp=ws.tmp)
+
+    def redactor(self) -> Redactor:
+        """A fresh redactor of the given secret variables and judgekit's provider keys."""
+        return redactor_for(self.env)
+
+    def environment(self, task_env: Mapping[str, str], *, agent: bool) -> dict[str, str]:
+        """A command's environment: clean, the task's variables, then the given ones."""
+        site = None if agent else current_view().user_site
+        env = clean_environment(os.environ, user_site=site)
+        env.update(task_env)
+        env.update(self.env.agent if agent else self.env.test)
+        return env
 
     def shell(self, command: str, ws: Workspace, *, log_name: str, timeout: float | None,
-              network: bool, env: dict[str, str] | None = None) -> ProcessOutcome:
-        """Run one command of this attempt in its sandbox."""
+              network: bool, env: dict[str, str], agent: bool = False) -> ProcessOutcome:
+        """Run one command of this attempt in its sandbox with the environment ``env``."""
         return run_shell(command, cwd=ws.path, timeout=timeout, env=env, log_dir=ws.logs,
                          log_name=log_name, sandbox=self.sandbox,
-                         spec=self.spec(ws, network=network), cancel=self.cancel)
+                         spec=self.spec(ws, network=network, agent=agent), cancel=self.cancel)
 
 
 def _tail(text: str) -> str:
@@ -98,7 +127,8 @@ def prepare(task: SuiteTask, fix: FixCommit, settings: AttemptSettings) -> Works
     try:
         if task.setup_command:
             out = settings.shell(task.setup_command, ws, log_name="setup", network=True,
-                                 timeout=task.timeout_s or DEFAULT_COMMAND_TIMEOUT_S)
+                                 timeout=task.timeout_s or DEFAULT_COMMAND_TIMEOUT_S,
+                                 env=settings.environment(task.env, agent=False))
             if _command_failed(out):
                 why = "timed out" if out.timed_out else f"exited with {out.exit_code}"
                 gist = _gist(out.output)
@@ -119,8 +149,10 @@ def run_tests(task: SuiteTask, ws: Workspace, fix: FixCommit, settings: AttemptS
     source_files, test_files = fix.split_files(task.test_files)
     paths = test_files + (source_files if with_fix else [])
     ws.apply(fix.patch(paths), paths)
+    ws.drop_bytecode([*paths, *ws.changed_paths()])
     out = settings.shell(task.test_command, ws, log_name="test-fix" if with_fix else "test",
-                         network=False, timeout=task.timeout_s or DEFAULT_COMMAND_TIMEOUT_S)
+                         network=False, timeout=task.timeout_s or DEFAULT_COMMAND_TIMEOUT_S,
+                         env=settings.environment(task.env, agent=False))
     return TestResult(exit_code=out.exit_code, output=out.output, timed_out=out.timed_out)
 
 
@@ -150,9 +182,18 @@ def run_attempt(task: SuiteTask, fix: FixCommit | None, arm: str, attempt: int,
         result.metadata["total_duration_s"] = round(time.monotonic() - started, 3)
         if settings.keep_workspace:
             result.metadata["workspace"] = str(ws.root)
+            redact_files(ws.kept_outputs(), settings.redactor())
         else:
             ws.cleanup()
     return result
+
+
+def seed_home(source: str | Path, home: Path) -> None:
+    """Copy the directory ``source`` into the private ``home`` (links copied as links)."""
+    try:
+        shutil.copytree(source, home, symlinks=True, dirs_exist_ok=True)
+    except (OSError, shutil.Error) as exc:
+        raise RunnerError(f"copying the agent's home {source}: {exc}") from None
 
 
 def _agent_and_tests(task: SuiteTask, fix: FixCommit, ws: Workspace, arm: str,
@@ -166,8 +207,10 @@ def _agent_and_tests(task: SuiteTask, fix: FixCommit, ws: Workspace, arm: str,
         result.metadata.update(block.stats)
     prompt_file = ws.io / "prompt.md"
     prompt_file.write_text(render_prompt(task, context_text), encoding="utf-8")
+    if settings.agent_home:
+        seed_home(settings.agent_home, ws.home)
     run = run_agent(settings.agent, ws=ws, prompt_file=prompt_file, task_id=task.id, arm=arm,
-                    settings=settings)
+                    settings=settings, env=settings.environment(task.env, agent=True))
     out = run.outcome
     result.duration_s = out.duration_s
     result.transcript = run.transcript
@@ -177,5 +220,7 @@ def _agent_and_tests(task: SuiteTask, fix: FixCommit, ws: Workspace, arm: str,
     if out.exit_code in (126, 127):
         result.harness_status = "agent_not_started"
         result.harness_error = f"agent command exited {out.exit_code}: " + _tail(out.stderr)[-300:]
-    result.agent_diff = strip_paths(ws.diff(), settings.infra_paths)
+    result.agent_diff, left_out = split_excluded(ws.diff(), settings.infra_paths)
+    hidden = [p for p in ws.ignored() if is_excluded(p, settings.infra_paths)]
+    result.files_excluded = sorted({*left_out, *hidden})  # listed, never dropped silently
     result.test = run_tests(task, ws, fix, settings)

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from judgekit.runner.environment import clean_environment
 from judgekit.runner.sandbox import NoSandbox, Sandbox, SandboxSpec
 
 MAX_OUTPUT_CHARS = 1_000_000
@@ -166,7 +167,9 @@ def run_shell(
     whatever the command leaves running when it exits is killed too. When ``cancel`` is
     set while the command runs, the tree is ended the same way and :class:`Cancelled` is
     raised. stdout and stderr go to ``<log_dir>/<log_name>.stdout|.stderr`` (a temp dir if
-    none).
+    none). ``env`` is the command's whole environment (default: the clean one of
+    :func:`~judgekit.runner.environment.clean_environment`); the sandbox sets ``HOME`` and
+    ``TMPDIR``.
     """
     if cancel is not None and cancel.is_set():
         raise Cancelled("the run was cancelled")
@@ -180,7 +183,7 @@ def run_shell(
     log.mkdir(parents=True, exist_ok=True)
     out_path, err_path = log / f"{log_name}.stdout", log / f"{log_name}.stderr"
     mark = uuid.uuid4().hex
-    full_env = box.environment(dict(os.environ if env is None else env), spec)
+    full_env = box.environment(dict(clean_environment() if env is None else env), spec)
     full_env[MARKER_VAR] = mark
     argv = box.wrap([*_shell(), command], spec, Path(cwd))
     start = time.monotonic()

@@ -2,6 +2,9 @@
 
 Each result is one line written with a single ``os.write`` on an ``O_APPEND`` descriptor
 under an exclusive ``flock``, then fsynced; a line is either fully there or not at all.
+A transcript the agent wrote is also kept as a file beside the run file
+(``NAME.transcripts/TASK.ARM.ATTEMPT.txt``), named in the result's
+``metadata["transcript_file"]``.
 
 Example:
     >>> import tempfile, pathlib
@@ -17,6 +20,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import threading
 import time
 from datetime import datetime, timezone
@@ -79,6 +83,32 @@ def done_keys(path: str | Path) -> set[tuple[str, str, int]]:
 
 def _key(result: RunResult) -> tuple[str, str, int]:
     return (result.task.id, result.arm, result.attempt)
+
+
+TRANSCRIPT_KEY = "transcript_file"
+"""The key of a result's ``metadata`` naming its kept transcript file."""
+
+
+def transcript_dir(run_file: str | Path) -> Path:
+    """Where the transcripts of the run file ``run_file`` are kept."""
+    path = Path(run_file)
+    return path.with_name(f"{path.stem}.transcripts")
+
+
+def keep_transcript(run_file: str | Path, result: RunResult) -> None:
+    """Write ``result``'s transcript beside the run file and name it in its metadata."""
+    if not result.transcript:
+        return
+    from judgekit.io import atomic_write_text
+
+    def safe(text: str) -> str:
+        return re.sub(r"[^A-Za-z0-9_-]+", "+", text).strip("+") or "_"
+
+    target = transcript_dir(run_file) / (
+        f"{safe(result.task.id)}.{safe(result.arm)}.{result.attempt}.txt")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(target, result.transcript)
+    result.metadata[TRANSCRIPT_KEY] = str(target.resolve())
 
 
 class RunWriter:
@@ -148,7 +178,8 @@ class RunWriter:
         return done_keys(self.path)
 
     def add(self, result: RunResult) -> None:
-        """Record one finished result durably."""
+        """Record one finished result durably (its transcript kept beside the run file)."""
+        keep_transcript(self.path, result)
         if not self.as_document:
             append_result(self.path, result)
             return
@@ -163,7 +194,13 @@ class RunWriter:
 
         if self._created is None:
             self._created = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        doc = RunFile(run_id=self._run_id, created_at=self._created, metadata=self._metadata,
+        from judgekit.runner.secrets import REDACTIONS_KEY, total_redactions
+
+        metadata = dict(self._metadata)
+        redactions = total_redactions(self._results)
+        if redactions:
+            metadata[REDACTIONS_KEY] = redactions
+        doc = RunFile(run_id=self._run_id, created_at=self._created, metadata=metadata,
                       results=self._results)
         atomic_write_text(self.path, doc.model_dump_json(exclude_none=True, indent=1) + "\n")
         self._last_flush = time.monotonic()

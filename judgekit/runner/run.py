@@ -24,10 +24,12 @@ from judgekit.errors import ConfigError
 from judgekit.runner.agent import AgentCommand
 from judgekit.runner.attempt import AttemptSettings
 from judgekit.runner.context import ContextProvider, get_provider
+from judgekit.runner.environment import CommandEnv
 from judgekit.runner.executors import Executor, get_executor
 from judgekit.runner.outcome import all_failed_notice
 from judgekit.runner.results import RunWriter
 from judgekit.runner.sandbox import Limits, NoSandbox, Sandbox
+from judgekit.runner.secrets import redact_result, redactor_for, total_redactions
 from judgekit.runner.units import Unit, UnitRunner
 from judgekit.runs.models import RunResult
 from judgekit.runs.suites import Suite
@@ -39,8 +41,11 @@ class RunPlan:
 
     ``agents`` maps each arm to its command; the key ``"*"`` is the default for arms not
     listed. Arms in ``context_arms`` get retrieved code in their prompt. ``sandbox`` is the
-    sandbox every command runs in (no sandbox unless given; the CLI picks ``bwrap`` when it
-    works).
+    sandbox every command runs in (no sandbox unless given; the CLI uses ``bwrap`` unless
+    told otherwise). ``env`` holds the variables given to the agent and to setup and test
+    commands (secret-looking ones are redacted from the results); ``agent_binds`` are
+    ``(source, destination)`` paths the agent sees read-only; ``agent_home`` is copied into
+    the private HOME of each attempt before the agent starts.
     """
 
     agents: dict[str, AgentCommand]
@@ -67,6 +72,9 @@ class RunPlan:
     executor: str = "local"
     ray_address: str | None = None
     cpus_per_attempt: float = 1.0
+    env: CommandEnv = field(default_factory=CommandEnv)
+    agent_binds: tuple[tuple[str, str], ...] = ()
+    agent_home: str | None = None
 
     def agent_for(self, arm: str) -> AgentCommand:
         agent = self.agents.get(arm) or self.agents.get("*")
@@ -94,6 +102,8 @@ class RunSummary:
     failure: str | None = None
     sandbox: str = "none"
     executor: str = "local"
+    redactions: dict[str, int] = field(default_factory=dict)
+    """Secret values replaced in the results written now, per variable name."""
 
 
 def _validate(plan: RunPlan) -> None:
@@ -110,6 +120,29 @@ def _validate(plan: RunPlan) -> None:
         plan.agent_for(arm)
     if plan.tmp_dir is not None and not Path(plan.tmp_dir).is_dir():
         raise ConfigError(f"--tmp-dir {plan.tmp_dir} is not an existing directory")
+    if plan.agent_home is not None and not Path(plan.agent_home).is_dir():
+        raise ConfigError(f"the agent's home {plan.agent_home} is not an existing directory")
+    for source, dest in plan.agent_binds:
+        _check_bind(source, dest, sandboxed=plan.sandbox.name != "none")
+
+
+def _check_bind(source: str, dest: str, *, sandboxed: bool) -> None:
+    """A bind the sandbox can make: the source exists, the destination can be mounted."""
+    if not Path(source).exists():
+        raise ConfigError(f"the agent bind {source} does not exist")
+    if not sandboxed:
+        if Path(source).resolve() != Path(dest).resolve():
+            raise ConfigError(f"binding {source} at {dest} needs a sandbox: without one the "
+                              "agent sees the host as it is")
+        return
+    from judgekit.runner.hostview import home_dirs
+
+    target = Path(dest)
+    roomy = (Path("/tmp"), *home_dirs())  # empty file systems in the sandbox
+    if not target.exists() and not any(r == target or r in target.parents for r in roomy):
+        raise ConfigError(f"the agent bind's destination {dest} must exist on the host or lie "
+                          "under /tmp or the home directory: elsewhere the sandbox's "
+                          "read-only file system cannot make a place for it")
 
 
 def plan_units(suite: Suite, plan: RunPlan) -> list[Unit]:
@@ -129,7 +162,8 @@ def unit_runner(plan: RunPlan, run_id: str) -> UnitRunner:
         run_id=run_id, tmp_dir=plan.tmp_dir, depth=plan.depth,
         keep_workspace=plan.keep_workspaces, context_max_tokens=plan.context_max_tokens,
         metadata=dict(plan.metadata), sandbox=plan.sandbox, limits=plan.limits,
-        agent_network=plan.agent_network)
+        agent_network=plan.agent_network, env=plan.env, agent_binds=plan.agent_binds,
+        agent_home=plan.agent_home)
     agents = {arm: plan.agent_for(arm) for arm in plan.arms}
     return UnitRunner(settings=settings, agents=agents, context_arms=tuple(plan.context_arms),
                       context=provider, mirror_dir=plan.mirror_dir)
@@ -150,7 +184,7 @@ def run_suite(
     units = plan_units(suite, plan)
     run_id = plan.run_id or uuid.uuid4().hex[:12]
     writer = RunWriter(out, resume=plan.resume, run_id=run_id,
-                       metadata={k: v for k, v in plan.metadata.items()})
+                       metadata={**plan.metadata, "sandbox": plan.sandbox.name})
     if writer.repaired and notice:
         notice(f"cut a partial last line from {out}")
     done = writer.done()
@@ -163,6 +197,7 @@ def run_suite(
     written: list[RunResult] = []
     try:
         for result in executor.run(todo, runner, cancel):
+            result = redact_result(result, redactor_for(plan.env))  # this host's keys too
             writer.add(result)
             written.append(result)
             if progress:
@@ -175,4 +210,4 @@ def run_suite(
         harness_failures=sum(r.harness_failed for r in written), run_id=run_id,
         cancelled=cancel.is_set(), not_run=len(todo) - len(written),
         failure=all_failed_notice(written), sandbox=plan.sandbox.name,
-        executor=executor.name)
+        executor=executor.name, redactions=total_redactions(written))

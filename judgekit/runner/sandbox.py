@@ -1,7 +1,10 @@
 """Where agent, setup and test commands run: bubblewrap (``bwrap``) or no sandbox.
 
 Under ``bwrap`` a command sees the host file system read-only, with only its workspace, a
-private ``HOME`` and a private ``/tmp`` writable. The source repository and the mirror
+private ``HOME`` and a private ``/tmp`` writable. The invoking user's home directory and
+``/root`` are hidden (credentials live there); the toolchains under them that ``PATH``
+uses come back read-only (:mod:`judgekit.runner.hostview`), and directories bound for the
+agent (``SandboxSpec.binds``) are read-only too. The source repository and the mirror
 cache are hidden (an empty directory is mounted over them), so the fix commit cannot be
 read from there, and so are the host's control sockets (:data:`HOST_SOCKETS`: container
 engines, the session bus). The command runs in new user, PID, IPC and UTS namespaces
@@ -9,13 +12,16 @@ and, unless network is allowed, a network namespace with only loopback. When the
 process ends, or when judgekit kills it, the PID namespace ends and every process left in
 it (``setsid`` children included) is killed by the kernel.
 
-The private ``HOME`` starts empty; the host's rustup toolchains stay usable (read-only)
-through ``RUSTUP_HOME``, and anything a setup command downloads into ``HOME`` (a cargo
-registry, a pip cache) is there for the attempt's test command, which has no network.
+The private ``HOME`` starts empty (or as a copy of the agent's seed home); anything a setup
+command downloads into it (a cargo registry, a pip cache) is there for the attempt's test
+command, which has no network.
 
 Limits (:class:`Limits`) are resource limits set before the sandbox starts: address space
 (memory) and number of processes (the process limit counts per user and is not enforced
 for root, which the PID namespace makes up for at the end of an attempt).
+
+When no sandbox can be used, :func:`choose_sandbox` refuses (:class:`SandboxUnavailable`)
+unless no sandbox was asked for: judgekit fails closed.
 
 Example:
     >>> spec = SandboxSpec(writable=(Path("/w/repo"),), home=Path("/w/home"))
@@ -37,6 +43,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
+
+from judgekit.errors import ConfigError
+from judgekit.runner.hostview import HostView, current_view
 
 SandboxName = Literal["none", "bwrap"]
 SANDBOXES: tuple[SandboxName, ...] = ("none", "bwrap")
@@ -70,13 +79,24 @@ class Limits:
 
 @dataclass(frozen=True)
 class SandboxSpec:
-    """What one command may touch."""
+    """What one command may touch.
+
+    ``binds`` are ``(source, destination)`` pairs shown read-only; ``agent`` marks the
+    agent's command, which sees only the host's runtimes under the hidden homes, not the
+    user's tools (:class:`~judgekit.runner.hostview.HostView`); ``hide_homes`` False keeps
+    the host's home directories visible (read-only). ``tmp`` is ``TMPDIR`` without a
+    sandbox (the sandbox has a private ``/tmp``).
+    """
 
     writable: tuple[Path, ...] = ()
     hidden: tuple[Path, ...] = ()
     home: Path | None = None
     network: bool = False
     limits: Limits = field(default_factory=Limits)
+    binds: tuple[tuple[Path, Path], ...] = ()
+    agent: bool = False
+    hide_homes: bool = True
+    tmp: Path | None = None
 
 
 class Sandbox(Protocol):
@@ -98,7 +118,12 @@ class NoSandbox:
         return list(argv)
 
     def environment(self, env: dict[str, str], spec: SandboxSpec) -> dict[str, str]:
-        return dict(env)
+        env = dict(env)
+        if spec.home is not None:
+            env["HOME"] = str(Path(spec.home).resolve())
+        if spec.tmp is not None:
+            env["TMPDIR"] = str(Path(spec.tmp).resolve())
+        return env
 
 
 HOST_SOCKETS: tuple[str, ...] = (
@@ -136,6 +161,10 @@ class Bwrap:
         if spec.home is not None:
             writable.append(Path(spec.home).resolve())
         tmp = Path("/tmp").resolve()
+        if spec.hide_homes:
+            out += _home_mounts(current_view(), agent=spec.agent, tmp=tmp)
+        for source, dest in spec.binds:
+            out += ["--ro-bind", str(Path(source).resolve()), str(dest)]
         for hidden in (Path(p).resolve() for p in (*HOST_SOCKETS, *spec.hidden)):
             if _inside(hidden, tmp) or hidden == Path("/") or not hidden.exists():
                 continue  # under /tmp it is already hidden
@@ -150,13 +179,35 @@ class Bwrap:
 
     def environment(self, env: dict[str, str], spec: SandboxSpec) -> dict[str, str]:
         env = dict(env)
-        real_home = env.get("HOME")
-        if real_home and "RUSTUP_HOME" not in env and (Path(real_home) / ".rustup").is_dir():
-            env["RUSTUP_HOME"] = str(Path(real_home) / ".rustup")  # installed toolchains, read-only
         if spec.home is not None:
             env["HOME"] = str(Path(spec.home).resolve())
         env["TMPDIR"] = "/tmp"
         return env
+
+
+def _home_mounts(view: HostView, *, agent: bool, tmp: Path) -> list[str]:
+    """Empty the host's homes, then show their toolchains again, read-only."""
+    out: list[str] = []
+    for home in view.homes:
+        if not _inside(home, tmp):  # under /tmp it is already hidden
+            out += ["--tmpfs", str(home)]
+    for path in view.binds(agent=agent):
+        if path.exists():
+            out += ["--ro-bind", str(path), str(path)]
+    return out
+
+
+INSTALL_HINT = ("install it with apt-get install bubblewrap (Debian, Ubuntu), dnf install "
+                "bubblewrap (Fedora) or pacman -S bubblewrap (Arch)")
+"""How to get a working sandbox, for the message of a refused run."""
+
+
+class SandboxUnavailable(ConfigError):
+    """No sandbox can be used here and running without one was not asked for."""
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+        super().__init__(f"no sandbox: {problem}")
 
 
 @functools.lru_cache(maxsize=4)
@@ -164,31 +215,31 @@ def bwrap_problem(executable: str = "bwrap") -> str | None:
     """Why ``bwrap`` cannot be used here, or ``None`` when a trial sandbox works."""
     found = shutil.which(executable)
     if not found:
-        return "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+        return f"bubblewrap ({executable}) is not installed; {INSTALL_HINT}"
     probe = Bwrap(found).wrap(["true"], SandboxSpec(), cwd=Path("/"))
     try:
         out = subprocess.run(probe, capture_output=True, text=True, timeout=30, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"bwrap does not start: {exc}"
+        return f"bubblewrap ({found}) does not start: {exc}"
     if out.returncode != 0:
         lines = (out.stderr or "").strip().splitlines()
-        return f"bwrap does not work here: {lines[-1] if lines else f'exit {out.returncode}'}"
+        why = lines[-1] if lines else f"exit {out.returncode}"
+        return (f"bubblewrap ({found}) does not work here: {why} (it needs unprivileged user "
+                "namespaces: kernel.unprivileged_userns_clone=1, or a container that allows "
+                "them)")
     return None
 
 
-def choose_sandbox(requested: SandboxName | None) -> tuple[Sandbox, str | None]:
-    """The sandbox to use and a one-line notice when the default had to fall back.
+def choose_sandbox(requested: SandboxName | None) -> Sandbox:
+    """The sandbox to use: ``bwrap`` unless ``none`` is asked for.
 
-    ``requested`` ``None`` means the default: ``bwrap`` when it works, else ``none``.
-    An explicit ``bwrap`` that does not work is a :class:`~judgekit.errors.ConfigError`.
+    ``requested`` ``None`` means the default, ``bwrap``. When it cannot be used,
+    :class:`SandboxUnavailable` is raised: judgekit never falls back to running unsandboxed
+    by itself.
     """
-    from judgekit.errors import ConfigError
-
     if requested == "none":
-        return NoSandbox(), None
+        return NoSandbox()
     problem = bwrap_problem()
-    if problem is None:
-        return Bwrap(shutil.which("bwrap") or "bwrap"), None
-    if requested == "bwrap":
-        raise ConfigError(f"--sandbox bwrap: {problem}")
-    return NoSandbox(), f"running without a sandbox: {problem}"
+    if problem is not None:
+        raise SandboxUnavailable(problem)
+    return Bwrap(shutil.which("bwrap") or "bwrap")

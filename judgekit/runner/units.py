@@ -3,7 +3,8 @@
 Both executors (local threads, Ray tasks) call :class:`UnitRunner` on a :class:`Unit`, so
 results never depend on the executor. A runner resolves each task's fix commit once per
 process through its node's mirror cache, prepares the workspace where it runs, and returns
-the result; it never writes the run file (the driver alone does).
+the result with its secret values redacted; it never writes the run file (the driver alone
+does).
 
 Example:
     >>> from judgekit.runs.suites import SuiteTask
@@ -22,6 +23,7 @@ from judgekit.runner.agent import AgentCommand
 from judgekit.runner.attempt import AttemptSettings, run_attempt
 from judgekit.runner.context import ContextProvider
 from judgekit.runner.process import Cancelled
+from judgekit.runner.secrets import redact_result
 from judgekit.runner.workspace import FixCommit, MirrorCache
 from judgekit.runs.models import RunResult
 from judgekit.runs.suites import SuiteTask
@@ -82,12 +84,13 @@ class UnitRunner:
                            hidden=(*self.settings.hidden, str(cache.root)))
         try:
             fix, error = resolve_fix(cache, unit.task)
-            return run_attempt(unit.task, fix, unit.arm, unit.attempt, settings,
-                               resolve_error=error)
+            result = run_attempt(unit.task, fix, unit.arm, unit.attempt, settings,
+                                 resolve_error=error)
         except Cancelled:
             raise
         except Exception as exc:  # noqa: BLE001 - one broken attempt must not stop the run
-            return RunResult(task=unit.task.to_task(), arm=unit.arm, attempt=unit.attempt,
-                             run_id=settings.run_id, model=settings.model,
-                             sandbox=settings.sandbox.name, harness_status="runner_error",
-                             harness_error=f"{type(exc).__name__}: {exc}")
+            result = RunResult(task=unit.task.to_task(), arm=unit.arm, attempt=unit.attempt,
+                               run_id=settings.run_id, model=settings.model,
+                               sandbox=settings.sandbox.name, harness_status="runner_error",
+                               harness_error=f"{type(exc).__name__}: {exc}")
+        return redact_result(result, settings.redactor())

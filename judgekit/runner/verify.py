@@ -25,7 +25,8 @@ from judgekit.runner.agent import AgentCommand
 from judgekit.runner.attempt import AttemptSettings, prepare, run_tests
 from judgekit.runner.sandbox import NoSandbox, Sandbox
 from judgekit.runs.suites import Suite, SuiteTask
-from judgekit.runner.workspace import MirrorCache
+from judgekit.runner.environment import CommandEnv
+from judgekit.runner.workspace import FixCommit, MirrorCache
 from judgekit.scoring.outcomes import classify
 
 
@@ -46,11 +47,12 @@ class TaskCheck:
 
 
 def verify_task(task: SuiteTask, cache: MirrorCache, *, tmp_dir: str | None = None,
-                sandbox: Sandbox | None = None,
-                cancel: threading.Event | None = None) -> TaskCheck:
+                sandbox: Sandbox | None = None, cancel: threading.Event | None = None,
+                env: CommandEnv | None = None) -> TaskCheck:
     """Verify one task; never raises for a broken task, reports it instead.
 
-    Setup and tests run in ``sandbox`` (none by default), the tests without network.
+    Setup and tests run in ``sandbox`` (none by default), the tests without network, with
+    the variables ``env.test``; secret values among them never reach ``problems``.
     When ``cancel`` is set, the running command is ended and
     :class:`~judgekit.runner.process.Cancelled` is raised.
     """
@@ -66,7 +68,16 @@ def verify_task(task: SuiteTask, cache: MirrorCache, *, tmp_dir: str | None = No
         problems.append("the fix commit changes only test files: there is nothing to fix")
     settings = AttemptSettings(agent=AgentCommand("true"), tmp_dir=tmp_dir,
                                sandbox=sandbox or NoSandbox(), hidden=(str(cache.root),),
-                               cancel=cancel)
+                               cancel=cancel, env=env or CommandEnv())
+    check = _verify(task, fix, settings, check)
+    redactor = settings.redactor()
+    check.problems[:] = [redactor.text(p) for p in check.problems]
+    return check
+
+
+def _verify(task: SuiteTask, fix: FixCommit, settings: AttemptSettings,
+            check: TaskCheck) -> TaskCheck:
+    problems = check.problems
     try:
         ws = prepare(task, fix, settings)
     except RunnerError as exc:
@@ -112,6 +123,7 @@ def verify_suite(
     progress: Callable[[TaskCheck], None] | None = None,
     sandbox: Sandbox | None = None,
     cancel: threading.Event | None = None,
+    env: CommandEnv | None = None,
 ) -> list[TaskCheck]:
     """Verify the selected tasks of ``suite`` (``jobs`` at a time), in suite order.
 
@@ -122,7 +134,8 @@ def verify_suite(
     tasks = suite.select(task_ids)
 
     def one(task: SuiteTask) -> TaskCheck:
-        check = verify_task(task, cache, tmp_dir=tmp_dir, sandbox=sandbox, cancel=cancel)
+        check = verify_task(task, cache, tmp_dir=tmp_dir, sandbox=sandbox, cancel=cancel,
+                            env=env)
         if progress:
             progress(check)
         return check

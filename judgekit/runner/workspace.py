@@ -11,7 +11,8 @@ dir holding:
   agent started uses this directory with a hardened configuration (no fsmonitor, hooks,
   external diff, textconv or filter drivers, no user or system configuration), so nothing
   the agent plants in ``repo/.git`` is ever executed by judgekit.
-- ``home/`` (the agent's private ``HOME``), ``io/`` (prompt and transcript) and ``logs/``.
+- ``home/`` (the private ``HOME``), ``io/`` (prompt and transcript), ``logs/`` and ``tmp/``
+  (``TMPDIR`` when no sandbox gives a private ``/tmp``).
 
 Example:
     >>> cache = MirrorCache("/tmp/judgekit-mirrors")          # doctest: +SKIP
@@ -266,6 +267,7 @@ class Workspace:
         self.home = root / "home"
         self.io = root / "io"
         self.logs = root / "logs"
+        self.tmp = root / "tmp"
         self.fix = fix
         self.base = fix.parent
         self.git = _git(self.path)
@@ -279,7 +281,7 @@ class Workspace:
         root = Path(tempfile.mkdtemp(prefix="judgekit-ws-", dir=tmp_dir))
         ws = cls(root, fix)
         try:
-            for d in (ws.path, ws.home, ws.io, ws.logs):
+            for d in (ws.path, ws.home, ws.io, ws.logs, ws.tmp):
                 d.mkdir()
             ws._init_trusted()
             ws._init_agent_repo(depth)
@@ -357,6 +359,12 @@ class Workspace:
         return self._git("diff", "--cached", "--binary", "--full-index", "--no-color",
                          "--no-ext-diff", "--no-textconv", self.base, what="git diff")
 
+    def ignored(self) -> list[str]:
+        """Untracked paths git ignores, an ignored directory as one ``dir/`` entry."""
+        out = self._git("ls-files", "--others", "--ignored", "--exclude-standard", "--directory",
+                        "-z", what="git ls-files")
+        return [p for p in out.split("\0") if p]
+
     def apply(self, patch: str, paths: list[str]) -> None:
         """Reset ``paths`` to the base, then apply ``patch`` (which touches only them)."""
         if not patch:
@@ -373,6 +381,31 @@ class Workspace:
         patch_file.write_text(patch, encoding="utf-8")
         self._git("apply", "--binary", "--whitespace=nowarn", str(patch_file),
                   what="applying the fix's patch")
+
+    def changed_paths(self) -> list[str]:
+        """Paths that differ from the base (as of the last :meth:`diff`)."""
+        out = self._git("diff", "--cached", "--name-only", "--no-renames", "-z", self.base,
+                        what="git diff --name-only")
+        return [p for p in out.split("\0") if p]
+
+    def drop_bytecode(self, paths: list[str]) -> None:
+        """Remove Python's cached bytecode of these files.
+
+        Python trusts a ``__pycache__`` entry whose recorded source size and mtime (in whole
+        seconds) match, so a same-size edit within the second after an import (a fix
+        applied right after a test run) would run the old code.
+        """
+        for rel in paths:
+            if rel.endswith(".py"):
+                source = self.path / rel
+                for cached in (source.parent / "__pycache__").glob(f"{source.stem}.*.pyc"):
+                    cached.unlink(missing_ok=True)
+
+    def kept_outputs(self) -> list[Path]:
+        """The files of judgekit's own that a kept workspace holds: logs and transcript."""
+        found = [p for p in sorted(self.logs.iterdir()) if p.is_file()]
+        found += [p for p in (self.io / "transcript.txt",) if p.is_file() and not p.is_symlink()]
+        return found
 
     def cleanup(self) -> None:
         """Remove the workspace, including directories the agent made unwritable."""

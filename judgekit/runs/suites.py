@@ -67,6 +67,9 @@ class SuiteTask(BaseModel):
         None, description="Globs of the fix's test files; a path heuristic when omitted."
     )
     timeout_s: float | None = Field(None, gt=0, description="Limit for setup and test runs.")
+    env: dict[str, str] = Field(
+        default_factory=dict, description="Variables of the task's own, given to its setup, "
+                                          "agent and test commands.")
     base_dir: str | None = Field(None, exclude=True, description="Directory of the suite file.")
 
     @field_validator("commit")

@@ -38,6 +38,9 @@ class ScoredResult(BaseModel):
     duration_s: float | None = None
     cost_usd: float | None = None
     harness_status: str = "completed"
+    sandbox: str | None = Field(
+        None, description="The isolation the result's commands ran in ('bwrap', 'none'), "
+                          "as its run file records it.")
     diff_similarity: float | None = None
     injection_precision: float | None = None
     injection_recall: float | None = None

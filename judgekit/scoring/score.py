@@ -62,7 +62,8 @@ def score_result(result: RunResult, *, exclude: Sequence[str] = DEFAULT_INFRA_PA
         test_status=outcome.status, test_reason=outcome.reason, tests_run=outcome.tests_run,
         framework=outcome.framework, duration_s=result.duration_s,
         cost_usd=result.usage.cost_usd if result.usage else None,
-        harness_status=result.harness_status, diff_similarity=diff_similarity,
+        harness_status=result.harness_status, sandbox=result.sandbox,
+        diff_similarity=diff_similarity,
         injection_precision=injection.precision if injection else None,
         injection_recall=injection.recall if injection else None,
     ))
@@ -106,6 +107,11 @@ def _excluded_warning(rows: Sequence[ScoredResult]) -> list[str]:
 
 def _warnings(rows: Sequence[ScoredResult], arms: dict[str, ArmStats]) -> list[str]:
     out: list[str] = []
+    unsandboxed = sum(r.sandbox == "none" for r in rows)
+    if unsandboxed:
+        out.append(f"sandbox: none for {unsandboxed} of {len(rows)} results: their setup, agent "
+                   "and test commands ran without isolation, seeing everything the user who "
+                   "ran them could")
     for name, arm in arms.items():
         if arm.n_unknown:
             out.append(

@@ -205,21 +205,6 @@ def test_sigterm_stops_the_run_kills_the_attempt_and_keeps_finished_results(
     assert [(r.arm, r.attempt) for r in results(out)] == [("quick", 0)]
 
 
-def test_a_default_run_falls_back_with_one_line_when_bwrap_is_missing(
-        suite_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    import judgekit.runner.sandbox as sandbox
-
-    missing = sandbox.bwrap_problem("judgekit-no-such-bwrap")
-    assert missing == "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
-    monkeypatch.setattr(sandbox, "bwrap_problem", lambda *a: missing)
-    out = tmp_path / "run.jsonl"
-    assert main(["run", str(suite_file), "--agent", "true", "--out", str(out)]) == 0
-    (r,) = results(out)
-    assert r.sandbox == "none"
-    notices = [line for line in capsys.readouterr().err.splitlines() if "sandbox:" in line]
-    assert notices == [f"judgekit: running without a sandbox: {missing}"]
-
-
 @needs_bwrap
 @pytest.mark.parametrize("allow", [False, True])
 def test_the_agent_reaches_the_network_only_with_agent_network(

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from judgekit.errors import ConfigError
 from judgekit.runner import Bwrap, Limits, SandboxSpec, choose_sandbox, run_shell
-from judgekit.runner.sandbox import bwrap_problem
+from judgekit.runner.sandbox import SandboxUnavailable, bwrap_problem
 
 needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None,
                                  reason=f"bubblewrap unusable here: {bwrap_problem()}")
@@ -147,15 +146,23 @@ def test_the_memory_limit_applies_inside(box) -> None:
     assert roomy.exit_code == 0 and "ALLOCATED" in roomy.stdout
 
 
-def test_choosing_a_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert choose_sandbox("none")[0].name == "none"
+def test_choosing_a_sandbox_fails_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No usable bubblewrap: the default refuses instead of running unsandboxed."""
+    assert choose_sandbox("none").name == "none"
     import judgekit.runner.sandbox as sandbox
 
     monkeypatch.setattr(sandbox, "bwrap_problem", lambda *a: "bwrap is not installed")
-    chosen, notice = choose_sandbox(None)
-    assert chosen.name == "none" and notice == "running without a sandbox: bwrap is not installed"
-    with pytest.raises(ConfigError, match="--sandbox bwrap: bwrap is not installed"):
-        choose_sandbox("bwrap")
+    for requested in (None, "bwrap"):
+        with pytest.raises(SandboxUnavailable, match="bwrap is not installed"):
+            choose_sandbox(requested)
+
+
+def test_a_missing_bwrap_is_named_with_how_to_install_it() -> None:
+    from judgekit.runner.sandbox import bwrap_problem
+
+    problem = bwrap_problem("judgekit-no-such-bwrap")
+    assert problem is not None and "bubblewrap" in problem
+    assert "apt-get install bubblewrap" in problem
 
 
 @needs_bwrap
