@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from judgekit import stats
 from judgekit.diffs import DEFAULT_INFRA_PATHS
+from judgekit.engine.accounting import JudgeRun
 from judgekit.runs.load import LoadReport, iter_results, load_runs_report, no_results
 from judgekit.runs.adapters import Adapter
 from judgekit.runs.enrich import EnrichReport
@@ -50,12 +51,16 @@ class EvalResult:
     audit: JudgedPart | None = None
     notes: list[str] = field(default_factory=list)
     enrichment: EnrichReport | None = None
+    #: the judge model, how it was asked and what it received (``summary["judge"]``).
+    judge: JudgeRun | None = None
 
     def summary_dict(self) -> dict[str, Any]:
         data = self.summary.model_dump(mode="json")
         for part in (self.pairwise, self.audit):
             if part is not None:
                 data.update(part.summary_entries())
+        if self.judge is not None:
+            data["judge"] = self.judge.model_dump(mode="json")
         if self.notes:
             data["notes"] = list(self.notes)
         return data
@@ -178,4 +183,6 @@ def evaluate(
         from judgekit.audit import run_audit
 
         result.audit = run_audit(runs, result.summary, engine, audit_options)
+    if not config.dry_run:
+        result.judge = engine.judge_run()
     return result

@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgekit.engine.accounting import JudgeRun
 from judgekit.scoring.models import ScoreSummary
 
 Interval = tuple[float, float]
@@ -137,6 +138,10 @@ class PairwiseRun(_Open):
                                     description="The pairs not judged for the cost cap.")
     spend_usd: float | None = Field(None, description="What the engine had spent when this "
                                                       "step ended (every step so far).")
+    skipped: dict[str, int] = Field(default_factory=dict, description="Pairs not judged, by "
+                                    "reason (too_long_for_context).")
+    n_fitted: int = Field(0, description="Pairs whose diffs were cut by whole hunks to fit "
+                                         "the judge model's context window.")
 
 
 class SuspectRun(_Open):
@@ -182,6 +187,10 @@ class AuditSummary(_Open):
     tries_total: int = 0
     cost_usd: float | None = None
     n_skipped_cost: int | None = Field(None, description="Results not audited for the cost cap.")
+    skipped: dict[str, int] = Field(default_factory=dict, description="Results not audited, "
+                                    "by reason (too_long_for_context).")
+    n_materials_cut_to_fit: int = Field(0, description="Results whose materials were "
+                                        "condensed further to fit the judge's window.")
     skipped_cost: list[str] = Field(default_factory=list,
                                     description="The results not audited for the cost cap "
                                                 "(task / arm / attempt).")
@@ -196,6 +205,8 @@ class EvalSummary(ScoreSummary):
     pairwise_ranking: PairwiseRanking | None = None
     pairwise_run: PairwiseRun | None = None
     audit: AuditSummary | None = None
+    judge: JudgeRun | None = Field(None, description="The judge model, how verdicts were "
+                                   "asked of it, and every request it received.")
     notes: list[str] = Field(default_factory=list)
 
     def _not_given(self) -> set[str]:
@@ -221,6 +232,8 @@ def summary_of(result: Any) -> EvalSummary:
     for part in (result.pairwise, result.audit):
         if part is not None:
             data.update(part.summary_entries())
+    if getattr(result, "judge", None) is not None:
+        data["judge"] = result.judge
     if result.notes:
         data["notes"] = list(result.notes)
     return EvalSummary.model_validate(data)

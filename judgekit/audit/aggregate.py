@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from judgekit.engine import ItemOutcome
+from judgekit.engine.accounting import SkipReason
 
 
 class SampleOutcome(BaseModel):
@@ -37,6 +38,8 @@ class SampleOutcome(BaseModel):
     cached: bool = False
     cost_usd: float = 0.0
     skipped_cost: bool = False
+    skipped: SkipReason | None = None
+    fitted: bool = False
 
 
 class AuditRecord(BaseModel):
@@ -67,6 +70,10 @@ class AuditRecord(BaseModel):
     cost_usd: float = 0.0
     skipped_cost: bool = Field(False, description="Not asked: the cost cap (--max-cost) "
                                                   "admitted none of its calls.")
+    skipped: SkipReason | None = Field(None, description="Not asked for another reason: "
+                                                         "too_long_for_context.")
+    materials_cut_to_fit: bool = Field(False, description="Materials condensed further to "
+                                                          "fit the judge model's window.")
 
     @property
     def score(self) -> int | None:
@@ -105,6 +112,9 @@ def combine_samples(samples: Sequence[SampleOutcome]) -> dict[str, Any]:
                           for s in samples],
         "cached": all(s.cached for s in samples), "cost_usd": sum(s.cost_usd for s in samples),
         "skipped_cost": bool(samples) and all(s.skipped_cost for s in samples),
+        "skipped": samples[0].skipped if samples and all(
+            s.skipped == samples[0].skipped for s in samples) else None,
+        "materials_cut_to_fit": any(s.fitted for s in samples),
     }
     if not valid:
         state = "error" if any(s.state == "error" for s in samples) and not any(
@@ -130,14 +140,17 @@ def sample_from_outcome(outcome: ItemOutcome, normalise_type: Any,
     if outcome.state != "valid" or outcome.verdict is None:
         return SampleOutcome(state=outcome.state, tries=outcome.tries, reason=outcome.reason,
                              cached=outcome.cached, cost_usd=outcome.cost_usd,
-                             skipped_cost=bool(getattr(outcome, "skipped_cost", False)))
+                             skipped_cost=bool(getattr(outcome, "skipped_cost", False)),
+                             skipped=getattr(outcome, "skipped", None),
+                             fitted=bool(getattr(outcome, "fitted", False)))
     missing = missing_quotes(outcome.verdict)
     dtype = normalise_type(outcome.verdict.get("deficiency_type"))
     return SampleOutcome(state="valid", verdict={**outcome.verdict, "deficiency_type": dtype},
                          deficiency_type=dtype,
                          evidence_verified=not outcome.soft_failures and not missing,
                          quotes_not_found=missing, tries=outcome.tries, cached=outcome.cached,
-                         cost_usd=outcome.cost_usd)
+                         cost_usd=outcome.cost_usd,
+                         fitted=bool(getattr(outcome, "fitted", False)))
 
 
 def aggregate_tasks(records: Sequence[AuditRecord], passed: dict[str, int] | None = None,

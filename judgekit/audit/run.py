@@ -26,7 +26,8 @@ from judgekit.audit.aggregate import (
 )
 from judgekit.audit.checks import evidence_problems, logical_problems, missing_quotes
 from judgekit.audit.condense import estimate_tokens
-from judgekit.audit.materials import gather_materials, load_template
+from judgekit.audit.materials import Materials, gather_materials, load_template
+from judgekit.engine.tokens import CHARS_PER_TOKEN
 from judgekit.audit.options import AuditOptions
 from judgekit.audit.rubric import NONE_TYPE, Rubric, load_rubric
 from judgekit.audit.verdict import verdict_schema
@@ -61,7 +62,7 @@ class AuditReport:
             "judge": self.model, "samples": self.samples,
             "n_failed": len(self.records), "n_valid": len(valid),
             "n_unscored": sum(r.state == "unscored" and not r.skipped_cost
-                              for r in self.records),
+                              and not r.skipped for r in self.records),
             "n_error": sum(r.state == "error" for r in self.records),
             "n_ife": len(ife), "by_type": dict(by_type.most_common()),
             "n_evidence_unverified": sum(not r.evidence_verified for r in valid),
@@ -71,6 +72,8 @@ class AuditReport:
             "tries_total": sum(r.tries for r in self.records),
             "cost_usd": round(sum(r.cost_usd for r in self.records), 6),
             "n_skipped_cost": sum(r.skipped_cost for r in self.records),
+            "skipped": _skip_counts(self.records),
+            "n_materials_cut_to_fit": sum(r.materials_cut_to_fit for r in self.records),
             "skipped_cost": [f"{r.task_id} / {r.arm} / attempt {r.attempt}"
                              for r in self.records if r.skipped_cost],
             **self.extra,
@@ -81,6 +84,10 @@ class AuditReport:
 
     def records_jsonl(self) -> str:
         return "".join(json.dumps(r.model_dump(mode="json")) + "\n" for r in self.records)
+
+
+def _skip_counts(records: Sequence[AuditRecord]) -> dict[str, int]:
+    return dict(Counter(r.skipped for r in records if r.skipped))
 
 
 def _normalise_type(rubric: Rubric, value: Any) -> str:
@@ -110,6 +117,34 @@ def system_prompt(rubric: Rubric) -> str:
     return load_template("audit_system.md").safe_substitute(rubric=rubric.render())
 
 
+def _request(m: Materials, *, key: str, system: str, schema: dict[str, Any], rubric: Rubric,
+             fit: Any = None) -> JudgeRequest:
+    return JudgeRequest(key=key, system=system, prompt=m.prompt, schema=schema,
+                        check=partial(logical_problems, rubric=rubric),
+                        soft_check=partial(evidence_problems, sources=m.sources), fit=fit)
+
+
+#: the fewest tokens of materials (after the rubric) worth an audit in a small window.
+MIN_FITTED_ITEM_TOKENS = 300
+
+
+def _fitted(ask: Any, run: RunResult, scored: ScoredResult, system: str, sys_tokens: int,
+            sample: tuple[int, int], max_input_tokens: int, max_chars: int) -> JudgeRequest | None:
+    """The request with its materials condensed to fit ``max_chars`` characters in all
+    (rubric included), or ``None`` when too little room is left for them."""
+    budget = min(max_input_tokens, max_chars // CHARS_PER_TOKEN)
+    for _ in range(3):
+        if budget - sys_tokens < MIN_FITTED_ITEM_TOKENS:
+            return None
+        m = gather_materials(run, scored, budget_tokens=budget, system_tokens=sys_tokens,
+                             sample=sample)
+        size = len(system) + len(m.prompt)
+        if size <= max_chars:
+            return ask(m)
+        budget = int(budget * max_chars / size) - 1  # condensing overshot: ask for less
+    return None
+
+
 def run_audit(runs: Sequence[RunResult], summary: ScoreSummary, engine: Engine,
               options: AuditOptions | None = None) -> AuditReport:
     """Audit every result that did not pass (see :func:`passed`); one record per result."""
@@ -130,11 +165,11 @@ def run_audit(runs: Sequence[RunResult], summary: ScoreSummary, engine: Engine,
         for k in range(1, opts.samples + 1):
             m = gather_materials(run, scored, budget_tokens=opts.max_input_tokens,
                                  system_tokens=sys_tokens, sample=(k, opts.samples))
-            requests.append(JudgeRequest(
-                key=f"audit/{i}/{run.task_id}/{run.arm}/{run.attempt}/{k}",
-                system=system, prompt=m.prompt, schema=schema,
-                check=partial(logical_problems, rubric=rubric),
-                soft_check=partial(evidence_problems, sources=m.sources)))
+            key = f"audit/{i}/{run.task_id}/{run.arm}/{run.attempt}/{k}"
+            ask = partial(_request, key=key, system=system, schema=schema, rubric=rubric)
+            fit = partial(_fitted, ask, run, scored, system, sys_tokens, (k, opts.samples),
+                          opts.max_input_tokens)
+            requests.append(ask(m, fit=fit))
             meta.append((i, m.sources, bool(m.cut_notes)))
     outcomes = engine.run(requests) if requests else []
     records: list[AuditRecord] = []

@@ -22,8 +22,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from judgekit.engine.config import HOW_TO_ENABLE, EngineConfig, check_base_url
+from judgekit.engine.config import (
+    HOSTED_CONCURRENCY,
+    HOSTED_TIMEOUT_RETRIES,
+    HOSTED_TIMEOUT_S,
+    HOW_TO_ENABLE,
+    LOCAL_TIMEOUT_S,
+    EngineConfig,
+    check_base_url,
+)
 from judgekit.engine.events import EngineEvent
+from judgekit.engine.modes import CHOICES
 from judgekit.engine.registry import PROVIDERS, parse_model
 from judgekit.errors import ConfigError
 
@@ -35,12 +44,22 @@ DEFAULTS = EngineConfig(model="anthropic:claude-haiku-4-5")
 def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the judge flags shared by every model-calling sub-command."""
     g = parser.add_argument_group("judge model")
-    g.add_argument("--judge", metavar="MODEL", help="anthropic:<model> or openai:<model>")
+    g.add_argument("--judge", metavar="MODEL",
+                   help="PROVIDER:MODEL: anthropic, openai, azure, bedrock, vertex, or a "
+                        "self-hosted server: vllm, ollama, llamacpp, lmstudio (no key needed)")
     g.add_argument("--base-url", metavar="URL",
                    help="API base URL, http(s)://... (OpenAI-compatible servers too)")
-    g.add_argument("--concurrency", metavar="N", default=str(DEFAULTS.concurrency),
-                   help=f"calls in flight at most (default {DEFAULTS.concurrency}; shrinks "
-                        "when rate-limited)")
+    g.add_argument("--concurrency", metavar="N",
+                   help=f"calls in flight at most (default {HOSTED_CONCURRENCY} for a hosted "
+                        "API, the slots a self-hosted server reports, else 1; shrinks when "
+                        "rate-limited)")
+    g.add_argument("--structured-output", metavar="MODE", choices=CHOICES, default="auto",
+                   help="how verdicts are asked of OpenAI-compatible servers: auto (the "
+                        "strongest mode the server accepts), json_schema, json_object, or "
+                        "prompt (the schema in the prompt)")
+    g.add_argument("--judge-context", metavar="TOKENS",
+                   help="the judge model's context window (default: asked of a self-hosted "
+                        "server, else known for hosted models); prompts are fitted to it")
     g.add_argument("--cache", metavar="PATH", type=Path,
                    help="verdict cache file (default $JUDGEKIT_CACHE or "
                         "~/.cache/judgekit/verdicts.sqlite); processes sharing one never "
@@ -55,10 +74,11 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--batch", action="store_true", help="use the provider's batch API (half price, slow)")
     g.add_argument("--max-tries", metavar="N", default=str(DEFAULTS.max_tries),
                    help=f"answers asked per item before it is unscored (default {DEFAULTS.max_tries})")
-    g.add_argument("--timeout", metavar="S", default=f"{DEFAULTS.timeout:g}",
+    g.add_argument("--timeout", metavar="S",
                    help=f"seconds one call may take before it is abandoned (default "
-                        f"{DEFAULTS.timeout:g}); a call that timed out is tried "
-                        f"{DEFAULTS.timeout_retries} more times at most")
+                        f"{HOSTED_TIMEOUT_S:g} for a hosted API, tried {HOSTED_TIMEOUT_RETRIES} "
+                        f"more times at most; {LOCAL_TIMEOUT_S:g} for a self-hosted server, "
+                        "never re-sent while it may still be working on it)")
     g.add_argument("--max-retries", metavar="N", default=str(DEFAULTS.retry_attempts - 1),
                    help="retries of a call after transient failures (429, 5xx, dropped "
                         f"connections; default {DEFAULTS.retry_attempts - 1})")
@@ -91,6 +111,7 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig | None:
     max_tries = _number(args, "--max-tries", int, 1)
     timeout = _number(args, "--timeout", float, 0, strict=True)
     retries = _number(args, "--max-retries", int, 0)
+    window = _number(args, "--judge-context", int, 256)
     base_url = getattr(args, "base_url", None)
     if base_url:
         check_base_url(base_url)
@@ -99,7 +120,7 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig | None:
         parse_model(model)
     else:
         for spec in PROVIDERS.values():
-            if os.environ.get(spec.key_var):
+            if spec.default_model and os.environ.get(spec.key_var):
                 model = spec.default_model
                 print(f"judge: {model} ({spec.key_var} is set and no --judge was given)",
                       file=sys.stderr)
@@ -112,6 +133,8 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig | None:
         "retry_unscored": bool(getattr(args, "retry_unscored", False)),
         "dry_run": bool(getattr(args, "dry_run", False)), "max_cost_usd": max_cost,
         "batch": bool(getattr(args, "batch", False)),
+        "structured_output": getattr(args, "structured_output", None) or "auto",
+        "context_window": window,
     }
     for key, value in (("concurrency", concurrency), ("max_tries", max_tries),
                        ("timeout", timeout)):

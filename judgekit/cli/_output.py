@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from judgekit.engine.accounting import JudgeRun
 from judgekit.errors import ConfigError, JudgekitError
 from judgekit.report.format import pct
 from judgekit.report.outdir import OUTPUT_FILES, remove_stale
@@ -83,8 +84,29 @@ def check_out_dir(out: Path, *, force: bool, paths: Sequence[str | Path],
                           "other results); use a new directory, or --force to replace it")
 
 
-def _counts(valid: int, unscored: int, error: int, skipped: int) -> str:
-    return f"{valid} valid, {unscored} unscored, {error} error, {skipped} skipped"
+def _counts(valid: int, unscored: int, error: int, skipped: int,
+            too_long: int = 0) -> str:
+    why = f" ({too_long} too long for the judge's context window)" if too_long else ""
+    return f"{valid} valid, {unscored} unscored, {error} error, {skipped} skipped{why}"
+
+
+def judge_line(judge: JudgeRun) -> str:
+    """One line: the judge, how it was asked, and the requests it received."""
+    failed = ", ".join(f"{n} {cause}" for cause, n in sorted(judge.failed_calls.items()))
+    mode = judge.structured_output
+    how = ""
+    if mode is not None:
+        how = f"; verdicts as {mode.mode}"
+        if mode.stepped_down:
+            how += " (refused: " + ", ".join(s.mode for s in mode.stepped_down) + ")"
+    window = ""
+    if judge.context.window_tokens:
+        window = (f"; context {judge.context.window_tokens} tokens"
+                  f" ({judge.context.source}), {judge.context.n_fitted} requests cut to fit")
+    return (f"judge: {judge.model}: {judge.calls} calls, {judge.answered} answered"
+            + (f", failed: {failed}" if failed else "")
+            + f"; tokens in {judge.input_tokens + judge.cache_read_tokens}, out "
+              f"{judge.output_tokens}" + how + window)
 
 
 def closing_lines(summary: EvalSummary, report: Path | None, *,
@@ -101,12 +123,13 @@ def closing_lines(summary: EvalSummary, report: Path | None, *,
     spend = 0.0
     run = summary.pairwise_run
     if run is not None:
-        skipped = run.n_skipped_cost or run.states.get("skipped", 0)
+        skipped = run.states.get("skipped", 0) or run.n_skipped_cost or 0
         cost = run.cost_usd
         spend += cost
         lines.append(f"pairwise: {run.n_pairs} pairs: "
                      + _counts(run.states.get("valid", 0), run.states.get("unscored", 0),
-                               run.states.get("error", 0), skipped)
+                               run.states.get("error", 0), skipped,
+                               run.skipped.get("too_long_for_context", 0))
                      + f"; {run.n_calls} calls, {run.n_cached} from the cache; "
                        f"spend ${cost:.4f}")
     elif pairwise_asked and not judging_skipped:
@@ -117,10 +140,13 @@ def closing_lines(summary: EvalSummary, report: Path | None, *,
         spend += cost
         lines.append(f"audit: {audit.n_failed} results that did not pass: "
                      + _counts(audit.n_valid, audit.n_unscored, audit.n_error,
-                               audit.n_skipped_cost or 0)
+                               (audit.n_skipped_cost or 0) + sum(audit.skipped.values()),
+                               audit.skipped.get("too_long_for_context", 0))
                      + f"; spend ${cost:.4f}")
     elif audit_asked and not judging_skipped:
         lines.append("audit: not run")
+    if summary.judge is not None:
+        lines.append(judge_line(summary.judge))
     if run is not None or audit is not None:
         lines.append(f"spend: ${spend:.4f} in total")
     for what, names in (("not judged", run.skipped_cost if run is not None else []),

@@ -47,6 +47,11 @@ CREATE TABLE IF NOT EXISTS claims (
     owner TEXT NOT NULL,
     expires REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS capabilities (
+    server TEXT PRIMARY KEY,
+    data TEXT NOT NULL,
+    created REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS batches (
     batch_id TEXT PRIMARY KEY,
     provider TEXT NOT NULL,
@@ -131,6 +136,22 @@ class VerdictCache:
     def get(self, key: str) -> CachedVerdict | None:
         row = self._db.execute("SELECT data FROM verdicts WHERE hash = ?", (key,)).fetchone()
         return CachedVerdict.model_validate_json(row[0]) if row else None
+
+    def capability(self, server: str) -> dict[str, Any] | None:
+        """What an earlier run learnt of a judge server (structured-output mode, window)."""
+        row = self._db.execute("SELECT data FROM capabilities WHERE server = ?",
+                               (server,)).fetchone()
+        if not row:
+            return None
+        try:
+            value = json.loads(row[0])
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+
+    def put_capability(self, server: str, value: dict[str, Any]) -> None:
+        self._db.execute("INSERT OR REPLACE INTO capabilities VALUES (?, ?, ?)",
+                         (server, json.dumps(value, sort_keys=True), time.time()))
 
     def put(self, key: str, value: CachedVerdict) -> None:
         """Store and commit at once (autocommit mode: one durable transaction per item)."""

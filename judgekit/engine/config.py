@@ -39,6 +39,13 @@ def check_base_url(url: str, where: str = "--base-url") -> str:
     return url
 
 
+#: defaults for a hosted API and for a self-hosted server (see :meth:`EngineConfig.settled`).
+HOSTED_CONCURRENCY = 16
+HOSTED_TIMEOUT_S = 60.0
+HOSTED_TIMEOUT_RETRIES = 2
+LOCAL_TIMEOUT_S = 600.0
+
+
 class EngineConfig(BaseModel):
     """How the engine calls the model.
 
@@ -51,7 +58,9 @@ class EngineConfig(BaseModel):
 
     model: str
     base_url: str | None = None
-    concurrency: int = Field(16, ge=1)
+    #: calls in flight at most; ``None``: 16 for a hosted API, the slots a self-hosted
+    #: server reports (one when it reports none).
+    concurrency: int | None = Field(None, ge=1)
     cache_path: Path | None = None
     use_cache: bool = True
     retry_unscored: bool = False
@@ -65,13 +74,21 @@ class EngineConfig(BaseModel):
     max_tokens: int = Field(2048, ge=1)
     #: whether the caller wants a progress display (the caller draws it from the events).
     progress: bool = True
-    #: seconds before one HTTP call is abandoned (and retried).
-    timeout: float = Field(60.0, gt=0)
+    #: seconds before one HTTP call is abandoned; ``None``: 60 for a hosted API, 600 for a
+    #: self-hosted server (a CPU model is slow, and an abandoned request keeps it busy).
+    timeout: float | None = Field(None, gt=0)
     #: attempts per call on transient failures (429, 5xx, timeouts, dropped connections,
     #: answers that are not the API's JSON).
     retry_attempts: int = Field(8, ge=1)
-    #: a call that timed out is tried again at most this many times.
-    timeout_retries: int = Field(2, ge=0)
+    #: a call that timed out is tried again at most this many times; ``None``: twice for a
+    #: hosted API, never for a self-hosted server (it may still be working on the request).
+    timeout_retries: int | None = Field(None, ge=0)
+    #: how verdicts are asked of OpenAI-compatible servers: ``auto`` finds the strongest
+    #: mode the server accepts (see :mod:`judgekit.engine.modes`).
+    structured_output: Literal["auto", "json_schema", "json_object", "prompt"] = "auto"
+    #: the judge model's context window in tokens; ``None``: asked of a self-hosted
+    #: server, else the table of hosted models (see :mod:`judgekit.engine.serving`).
+    context_window: int | None = Field(None, ge=256)
     #: first backoff delay in seconds; doubles per attempt, with jitter, capped by ``backoff_max``.
     backoff_base: float = 1.0
     backoff_max: float = 30.0
@@ -115,9 +132,33 @@ class EngineConfig(BaseModel):
     def resolved_base_url(self) -> str | None:
         if self.base_url:
             return self.base_url
-        var = spec_for(self.provider).base_url_var
-        env = os.environ.get(var)
-        return check_base_url(env, where=var) if env else None
+        spec = spec_for(self.provider)
+        env = os.environ.get(spec.base_url_var) if spec.base_url_var else None
+        if env:
+            return check_base_url(env, where=spec.base_url_var)
+        return spec.default_base_url
+
+    @property
+    def local(self) -> bool:
+        """The judge is a self-hosted OpenAI-compatible server (a local preset, or
+        ``openai:`` with a base URL on this machine or a private network)."""
+        from judgekit.engine.serving import is_local_url
+
+        spec = spec_for(self.provider)
+        return spec.local or (spec.name == "openai" and is_local_url(self.resolved_base_url()))
+
+    def settled(self, slots: int | None = None) -> EngineConfig:
+        """This config with concurrency and timeouts decided: what was given, else the
+        defaults for a hosted API or a self-hosted server (``slots``: what it reports)."""
+        local = self.local
+        update: dict[str, Any] = {}
+        if self.concurrency is None:
+            update["concurrency"] = (slots or 1) if local else HOSTED_CONCURRENCY
+        if self.timeout is None:
+            update["timeout"] = LOCAL_TIMEOUT_S if local else HOSTED_TIMEOUT_S
+        if self.timeout_retries is None:
+            update["timeout_retries"] = 0 if local else HOSTED_TIMEOUT_RETRIES
+        return self.model_copy(update=update) if update else self
 
     def request_params(self) -> dict[str, Any]:
         """The request parameters that shape answers, as recorded in cache keys."""

@@ -26,9 +26,18 @@ from judgekit.engine.cache import CachedVerdict, VerdictCache, request_hash
 from judgekit.engine.config import EngineConfig
 from judgekit.engine.events import EngineEvent, emit
 from judgekit.engine.pricing import PriceTable
-from judgekit.engine.providers import Completion, Provider, make_provider
+from judgekit.engine.accounting import JudgeRun
+from judgekit.engine.fitting import fit_request
+from judgekit.engine.providers import (
+    Completion,
+    Provider,
+    api_key_of,
+    make_provider,
+    schema_instruction,
+)
 from judgekit.engine.redact import redact
 from judgekit.engine.retry import AdaptiveLimiter, ProviderRefused, Skipped, call_with_retry
+from judgekit.engine.server import ModeRefused, ServerState, TooLong
 from judgekit.engine.structured import canonical_json, schema_problems
 from judgekit.engine.tokens import REQUEST_OVERHEAD_TOKENS, estimate_tokens, max_tokens_of
 from judgekit.engine.types import Estimate, ItemOutcome, JudgeRequest, OnOutcome, State, Usage
@@ -47,6 +56,16 @@ READ_SLICE_SECONDS = 0.002
 IDLE_TURN_SECONDS = 0.0005
 #: seconds between looks at an item another process is asking.
 CLAIM_POLL_SECONDS = 0.25
+#: times one item is refitted after the server said it was too long.
+MAX_REFITS = 2
+
+
+class _Restart(Exception):
+    """The structured-output mode changed since the item's messages were built."""
+
+
+class _Refit(Exception):
+    """The context window became known (or smaller) since the item was fitted."""
 
 
 class _Busy(Skipped):
@@ -103,7 +122,9 @@ class Engine:
         self._owner = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
         self._background: list[Iterator[object]] = []
         self._advancing: asyncio.Task[None] | None = None
-        known = self.prices.known(config.provider, config.model_name)
+        #: the judge server: mode, window, slots, and the count of every request it got.
+        self.server = ServerState(config)
+        known = self.server.local or self.prices.known(config.provider, config.model_name)
         if config.max_cost_usd is not None and not known and not config.dry_run:
             raise ConfigError(f"--max-cost cannot be held: no price is known for "
                               f"{config.model} (see judgekit/engine/prices.json)")
@@ -113,6 +134,10 @@ class Engine:
     def spent_usd(self) -> float:
         """Dollars recorded so far by this engine (all runs)."""
         return self._spent
+
+    def judge_run(self) -> JudgeRun:
+        """What this engine did so far (all runs): ``summary["judge"]``."""
+        return self.server.report(self._spent)
 
     # -- public ---------------------------------------------------------------------
     def run(self, requests: Iterable[JudgeRequest], *, total: int | None = None,
@@ -140,6 +165,7 @@ class Engine:
             return await self._arun_all(list(requests))
         cache = self._open_cache()
         try:
+            await self._prepare(cache)
             self._start_note()
             self._event(EngineEvent("start", items=total or 0))
             try:
@@ -156,14 +182,21 @@ class Engine:
             self._unknown_price = False
 
     def _close_cache(self, cache: VerdictCache | None) -> None:
+        self.server.remember(cache)
         if cache is not None:
             with contextlib.suppress(Exception):
                 cache.release_all(self._owner)
             cache.close()
 
+    async def _prepare(self, cache: VerdictCache | None) -> None:
+        await self.server.prepare(cache, api_key_of(self.config))
+        self._params = {**self._params, "route": self.server.ladder.current}
+
     async def _arun_all(self, reqs: list[JudgeRequest]) -> list[ItemOutcome]:
-        hashes = self._hashes(reqs)
         cache = self._open_cache()
+        if not self.config.dry_run:
+            await self._prepare(cache)
+        hashes = self._hashes(reqs)
         try:
             outcomes, todo = self._serve_cached(reqs, hashes, cache)
             served = len(reqs) - sum(map(len, todo.values()))
@@ -249,7 +282,11 @@ class Engine:
 
     def _hash(self, r: JudgeRequest) -> str:
         c = self.config
-        return request_hash(c.provider, c.model_name, self._params, r.system, r.prompt,
+        params = self._params
+        mode = self.server.ladder.current
+        if params.get("route") != mode:
+            params = {**params, "route": mode}
+        return request_hash(c.provider, c.model_name, params, r.system, r.prompt,
                             r.schema, r.name, repeat=r.repeat)
 
     def _open_cache(self) -> VerdictCache | None:
@@ -353,6 +390,8 @@ class Engine:
 
     def _price(self, usage: Usage, *, batch: bool) -> float:
         c = self.config
+        if self.server.local:
+            return 0.0
         return self.prices.cost(c.provider, c.model_name, usage, batch=batch)
 
     def _record_spend(self, cost: float) -> None:
@@ -363,8 +402,9 @@ class Engine:
     @contextlib.asynccontextmanager
     async def _calling(self, cache: VerdictCache | None) -> Any:
         """The provider and the concurrency limiter of one run, with claims kept alive."""
-        provider = make_provider(self.config)
-        limiter = AdaptiveLimiter(self.config.concurrency)
+        settled = self.server.settled
+        provider = make_provider(settled)
+        limiter = AdaptiveLimiter(settled.concurrency or 1)
         self._settled = asyncio.Condition()
         renewer = (asyncio.create_task(self._renew_claims(cache))
                    if cache is not None and not self.config.batch else None)
@@ -382,6 +422,7 @@ class Engine:
                     await renewer
             self._settled = None
             await provider.aclose()
+            await self.server.aclose()
 
     async def _stream(self, requests: Iterator[JudgeRequest], cache: VerdictCache | None,
                       on_outcome: OnOutcome | None = None) -> list[ItemOutcome]:
@@ -468,7 +509,7 @@ class Engine:
                 cache.renew(self._owner, lease)
 
     def _retrying(self, fn: Any, limiter: AdaptiveLimiter, on_retry: Any = None) -> Any:
-        c = self.config
+        c = self.server.settled
         return call_with_retry(fn, limiter=limiter, attempts=c.retry_attempts,
                                base=c.backoff_base, cap=c.backoff_max, on_retry=on_retry,
                                max_timeouts=c.timeout_retries)
@@ -490,20 +531,83 @@ class Engine:
                     cache: VerdictCache | None, req: JudgeRequest, h: str,
                     first: Completion | str | None) -> ItemOutcome:
         state = _ItemState()
+        state.hash = h
         try:
-            outcome = await self._converse(provider, limiter, cache, req, h, first, state)
+            outcome = await self._fitted_converse(provider, limiter, cache, req, first, state)
         except Exception as exc:  # noqa: BLE001  a check that raised, an odd answer shape
             outcome = self._outcome(req, "error", reason=redact(f"{type(exc).__name__}: {exc}")[:400])
         finally:
             if cache is not None and state.claimed:
                 with contextlib.suppress(Exception):
-                    cache.release(h, self._owner)
+                    cache.release(state.hash, self._owner)
         if not outcome.cached:
-            outcome = outcome.model_copy(update={"tries": state.tries, "usage": state.usage,
-                                                 "cost_usd": state.cost,
-                                                 "retries": state.retries})
+            outcome = outcome.model_copy(update={
+                "tries": max(state.tries, 1) if state.sent else state.tries,
+                "usage": state.usage, "cost_usd": state.cost, "retries": state.retries,
+                "fitted": state.fitted})
         self._event(EngineEvent("item", cached=outcome.cached, state=outcome.state, count=1))
         return outcome
+
+    async def _fit(self, req: JudgeRequest) -> tuple[JudgeRequest | None, int]:
+        """``req`` fitted to the judge model's window (itself when it fits, or when no window
+        is known); ``None`` when it cannot fit."""
+        budget = self.server.window.prompt_budget
+        if budget is None:
+            return req, 0
+        mode = self.server.ladder.current
+        extra = (lambda r: schema_instruction(r.schema)) if mode == "prompt" else (lambda r: "")
+        return await fit_request(req, budget, self.server.count, extra)
+
+    async def _fitted_converse(self, provider: Provider, limiter: AdaptiveLimiter,
+                               cache: VerdictCache | None, req: JudgeRequest,
+                               first: Completion | str | None, st: _ItemState) -> ItemOutcome:
+        """Fit the request to the window, then converse; refit when the server says the
+        request is too long and names (or implies) a smaller window."""
+        original = req
+        refits = 0
+        while True:
+            st.window = self.server.window.tokens
+            if not isinstance(first, Completion):  # a batch answer was asked as it is
+                fitted, tokens = await self._fit(original)
+                if fitted is None:
+                    self.server.run.count_skip("too_long_for_context")
+                    budget = self.server.window.prompt_budget
+                    return self._outcome(original, "unscored", skipped="too_long_for_context",
+                                         reason=f"too long for the judge's context window: "
+                                                f"about {tokens} tokens where {budget} fit")
+                if fitted is not original:
+                    if not st.fitted:
+                        self.server.run.context.n_fitted += 1
+                    st.fitted = True
+                    h = self._hash(fitted)
+                    if h != st.hash:
+                        if cache is not None and st.claimed:
+                            cache.release(st.hash, self._owner)
+                            st.claimed = False
+                        st.hash = h
+                        hit = self._from_cache(fitted, cache.get(h)) if cache is not None else None
+                        if hit is not None:
+                            return hit
+                req = fitted
+            try:
+                return await self._converse(provider, limiter, cache, req, st.hash, first, st)
+            except _Refit:
+                first = None
+                continue
+            except TooLong as too_long:
+                refits += 1
+                window = self.server.window
+                learnt = window.learn(
+                    too_long.window, too_long.prompt_tokens,
+                    len(req.system) + len(req.prompt), "the server's context-length error")
+                if learnt and too_long.window:
+                    self._note(f"the judge's context window is {window.tokens} tokens (from "
+                               "its error); prompts are fitted to it")
+                # fitted before the window was known, or the server counts more tokens
+                # than the estimate: fit again; otherwise nothing would change
+                if refits > MAX_REFITS or not (learnt or st.window != window.tokens):
+                    return self._outcome(req, "error", reason=str(too_long))
+                first = None
 
     async def _await_other(self, cache: VerdictCache, req: JudgeRequest,
                            h: str) -> ItemOutcome | None:
@@ -538,7 +642,12 @@ class Engine:
             if not await self._admit_when_settled(worst):
                 raise Skipped(MAX_COST_REASON)
             try:
-                comp = await provider.complete(req, messages)
+                if st.window != self.server.window.tokens:
+                    raise _Refit()
+                async with self.server.ladder.turn() as mode:
+                    if mode != st.mode:
+                        raise _Restart(mode)
+                    comp = await self._send(provider, req, messages, mode, st)
                 # recorded before the reservation is given back: spend + reserved never dips
                 comp.extra["cost_usd"] = cost = self._price(comp.usage, batch=False)
                 self._record_spend(cost)
@@ -551,6 +660,40 @@ class Engine:
 
         return call
 
+    async def _send(self, provider: Provider, req: JudgeRequest,
+                    messages: list[dict[str, Any]], mode: Any, st: _ItemState) -> Completion:
+        """One request on the wire, counted whatever becomes of it."""
+        run = self.server.run
+        run.calls += 1
+        st.sent += 1
+        try:
+            comp = await provider.complete(req, messages, mode=mode,
+                                           max_tokens=self.server.window.answer_tokens)
+        except Exception as exc:
+            raise self.server.classify(exc, mode) from None
+        self.server.ladder.confirm(mode)
+        run.answered += 1
+        run.input_tokens += comp.usage.input_tokens
+        run.output_tokens += comp.usage.output_tokens
+        run.cache_read_tokens += comp.usage.cache_read_tokens
+        run.cache_write_tokens += comp.usage.cache_write_tokens
+        return comp
+
+    def _fresh(self, provider: Provider, req: JudgeRequest, st: _ItemState
+               ) -> list[dict[str, Any]]:
+        st.mode = self.server.ladder.current
+        return provider.start(req, st.mode)
+
+    async def _fits(self, messages: list[dict[str, Any]]) -> bool:
+        """Whether a conversation (the repair loop's, grown by answers and re-asks) still
+        fits the judge model's window."""
+        budget = self.server.window.prompt_budget
+        if budget is None:
+            return True
+        text = "\n".join(str(m.get("content") or "") + str(m.get("tool_calls") or "")
+                         for m in messages)
+        return await self.server.count(text) <= budget
+
     async def _converse(self, provider: Provider, limiter: AdaptiveLimiter,
                         cache: VerdictCache | None, req: JudgeRequest, h: str,
                         first: Completion | str | None, st: _ItemState) -> ItemOutcome:
@@ -560,7 +703,7 @@ class Engine:
         if isinstance(first, str):
             self._reserved -= self._batch_reserved.pop(h, 0.0)
             return self._outcome(req, "error", reason=redact(first)[:400])
-        messages = provider.start(req)
+        messages = self._fresh(provider, req, st)
         soft_asked = False
         while True:
             if batch_answer is not None:
@@ -573,6 +716,19 @@ class Engine:
                     comp = await self._retrying(
                         self._call_once(provider, cache, req, h, messages, st), limiter,
                         on_retry)
+                except _Restart:
+                    messages = self._fresh(provider, req, st)
+                    continue
+                except ModeRefused as refused:
+                    ladder = self.server.ladder
+                    if ladder.step_down(refused.mode, str(refused)):  # type: ignore[arg-type]
+                        if ladder.current != refused.mode:
+                            self._note(f"the judge server refused structured output "
+                                       f"{refused.mode!r}; asking with {ladder.current!r}")
+                        messages = self._fresh(provider, req, st)
+                        continue
+                    return self._outcome(req, "error", reason=f"the server refused every "
+                                         f"structured-output mode; last: {refused}"[:400])
                 except _Answered as answered:
                     return answered.outcome
                 except _Busy:
@@ -607,7 +763,7 @@ class Engine:
             problems, soft = self._problems(req, comp)
             if not problems and soft and not soft_asked and st.tries < c.max_tries:
                 soft_asked = True
-                messages = messages + provider.follow_up(req, comp, soft)
+                messages = await self._reask(provider, req, messages, comp, soft, st)
                 continue
             if not problems:
                 verdict = comp.verdict or {}
@@ -624,7 +780,17 @@ class Engine:
                                                model=c.model, usage=st.usage,
                                                cost_usd=st.cost))
                 return self._outcome(req, "unscored", reason=reason)
-            messages = messages + provider.follow_up(req, comp, problems)
+            messages = await self._reask(provider, req, messages, comp, problems, st)
+
+    async def _reask(self, provider: Provider, req: JudgeRequest,
+                     messages: list[dict[str, Any]], comp: Completion, problems: list[str],
+                     st: _ItemState) -> list[dict[str, Any]]:
+        """The conversation that re-asks after ``problems``; when it would no longer fit
+        the judge model's window, the question is asked afresh instead."""
+        grown = messages + provider.follow_up(req, comp, problems)
+        if await self._fits(grown):
+            return grown
+        return self._fresh(provider, req, st)
 
     def _problems(self, req: JudgeRequest, comp: Completion) -> tuple[list[str], list[str]]:
         if comp.verdict is None:
@@ -640,8 +806,14 @@ class Engine:
 
 
 class _ItemState:
-    __slots__ = ("claimed", "cost", "retries", "tries", "usage")
+    __slots__ = ("claimed", "cost", "fitted", "hash", "mode", "retries", "sent", "tries",
+                 "usage", "window")
 
     def __init__(self) -> None:
         self.tries, self.usage, self.cost, self.retries = 0, Usage(), 0.0, 0
         self.claimed = False
+        self.sent = 0
+        self.fitted = False
+        self.hash = ""
+        self.mode: Any = None
+        self.window: int | None = None

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
+from judgekit.engine.accounting import SkipReason
+
 if TYPE_CHECKING:
     from judgekit.engine.config import EngineConfig
 
@@ -49,6 +51,11 @@ class JudgeRequest:
             verdict is accepted and the problems are kept in ``soft_failures``.
         repeat: 0 for the question itself; ``k`` asks the very same question again as its
             ``k``-th repetition (its own cache entry), to measure how stable answers are.
+        fit: the caller's rule for a smaller version of this request: given the most
+            characters ``system`` and ``prompt`` may take together, a request that keeps
+            within them (diffs cut by whole hunks, materials condensed, each cut marked),
+            or ``None`` when no useful version is that small. The engine uses it to fit
+            the judge model's context window; without it, an over-long request is skipped.
     """
 
     key: str
@@ -59,6 +66,7 @@ class JudgeRequest:
     check: Callable[[dict[str, Any]], list[str]] | None = None
     soft_check: Callable[[dict[str, Any]], list[str]] | None = None
     repeat: int = 0
+    fit: Callable[[int], JudgeRequest | None] | None = None
 
 
 class Usage(BaseModel):
@@ -95,6 +103,9 @@ class ItemOutcome(BaseModel):
         retries: transient failures (429, 5xx, timeouts) retried on the way.
         skipped_cost: not asked at all, because the cost cap would not admit its call
             (``state`` is ``unscored``, ``reason`` says so).
+        skipped: not asked at all for another reason: ``too_long_for_context`` (even cut
+            by the caller's rule, it would not fit the judge model's window).
+        fitted: the request was cut to fit the judge model's window.
     """
 
     key: str
@@ -109,6 +120,8 @@ class ItemOutcome(BaseModel):
     model: str = ""
     retries: int = 0
     skipped_cost: bool = False
+    skipped: SkipReason | None = None
+    fitted: bool = False
 
 
 class Estimate(BaseModel):

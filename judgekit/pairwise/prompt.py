@@ -19,6 +19,7 @@ from string import Template
 
 from judgekit._resources import data_dir
 from judgekit.errors import ConfigError
+from judgekit.pairwise.fit import ceiling, cut_by_hunks
 from judgekit.pairwise.pairs import Candidate, PlannedPair
 
 SYSTEM_FILE = "pairwise_system.md"
@@ -113,21 +114,27 @@ def shorten(diff: str, max_chars: int = MAX_DIFF_CHARS) -> str:
     return "\n".join(head + [f"[... {cut} lines of this diff cut for length ...]"] + tail) + "\n"
 
 
-def _diff_block(diff: str, max_chars: int = MAX_DIFF_CHARS) -> str:
+def _diff_block(diff: str) -> str:
     if not diff.strip():
         return "(no change: the diff is empty)"
-    return fence(shorten(diff, max_chars), "diff")
+    return fence(diff, "diff")
 
 
 def _fields(pair: PlannedPair, reference: str | None, context: str | None,
-            max_diff_chars: int) -> dict[str, str]:
-    """The template's fields for order 1 (``pair.a`` shown as Solution A)."""
+            max_diff_chars: int, cuts: tuple[int, int] | None = None) -> dict[str, str]:
+    """The template's fields for order 1 (``pair.a`` shown as Solution A); ``cuts``
+    (``(diff ceiling, context ceiling)``) cuts the diffs by whole hunks and the code context
+    by lines, to fit a context window."""
     task = pair.task
+    diffs = [shorten(d, max_diff_chars) for d in (pair.a.diff, pair.b.diff, reference or "")]
+    if cuts is not None:
+        diffs = [cut_by_hunks(d, cuts[0]) for d in diffs]
+        context = shorten(context, cuts[1]) if context and cuts[1] > 0 else None
     ref = ""
     if reference is not None:
         ref = ("\n## Reference fix\n\nThe fix the project's maintainers committed, for "
                "reference only: a different fix can be as good or better.\n\n"
-               f"{_diff_block(reference, max_diff_chars)}\n")
+               f"{_diff_block(diffs[2])}\n")
     ctx = ""
     if context:
         ctx = ("\n## Code around the changed lines\n\nFrom the repository before either "
@@ -139,10 +146,36 @@ def _fields(pair: PlannedPair, reference: str | None, context: str | None,
         test_command=inline_code(task.test_command) if task.test_command else "(not recorded)",
         description=fence(description) if description else "(not recorded)",
         outcome_a=outcome_text(pair.a), outcome_b=outcome_text(pair.b),
-        diff_a=_diff_block(pair.a.diff, max_diff_chars),
-        diff_b=_diff_block(pair.b.diff, max_diff_chars),
+        diff_a=_diff_block(diffs[0]), diff_b=_diff_block(diffs[1]),
         reference=ref, context=ctx,
     )
+
+
+#: the smallest share of a diff worth showing; a pair that leaves less is not sent.
+MIN_DIFF_CHARS = 300
+#: characters of fences, markers and headings around each cut block.
+BLOCK_OVERHEAD = 200
+
+
+def fitted_orders(pair: PlannedPair, max_chars: int, *, reference: str | None = None,
+                  context: str | None = None,
+                  max_diff_chars: int = MAX_DIFF_CHARS) -> tuple[str, str] | None:
+    """Both orders' prompts within ``max_chars`` characters: the diffs (and the reference
+    fix) cut by whole hunks under one ceiling, the code context by lines; ``None`` when
+    not even :data:`MIN_DIFF_CHARS` of each diff would fit."""
+    whole = _fields(pair, reference, context, max_diff_chars)
+    item = template(ITEM_FILE)
+    blocks = [whole["diff_a"], whole["diff_b"], whole["reference"], whole["context"]]
+    fixed = len(item.substitute(whole)) - sum(map(len, blocks))
+    texts = [shorten(d, max_diff_chars) for d in (pair.a.diff, pair.b.diff, reference or "")]
+    texts = [t for t in texts if t]
+    room = max_chars - fixed - BLOCK_OVERHEAD * (len(texts) + bool(context))
+    ctx_len = len(context or "")
+    cap = ceiling([len(t) for t in texts] + ([ctx_len] if ctx_len else []), room)
+    if cap < MIN_DIFF_CHARS:
+        return None
+    fields = _fields(pair, reference, context, max_diff_chars, cuts=(cap, min(cap, ctx_len)))
+    return item.substitute(fields), item.substitute(_swapped(fields))
 
 
 def _swapped(fields: dict[str, str]) -> dict[str, str]:

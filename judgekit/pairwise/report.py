@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from judgekit.engine.accounting import SkipReason
 from judgekit.engine.types import State
 from judgekit.pairwise.flip import to_side
 from judgekit.pairwise.reliability import DEFAULT_THRESHOLD, Comparison, judge_reliability
@@ -57,6 +58,10 @@ class OrderRecord(BaseModel):
     output_tokens: int = 0
     skipped_cost: bool = Field(False, description="Not asked: the cost cap would not admit "
                                                   "the call.")
+    skipped: SkipReason | None = Field(None, description="Not asked for another reason: "
+                                                         "too_long_for_context.")
+    fitted: bool = Field(False, description="The diffs were cut by whole hunks to fit the "
+                                            "judge model's context window.")
 
 
 class PairRecord(BaseModel):
@@ -173,7 +178,12 @@ class PairwiseReport:
                 "method": "Bradley-Terry (MM), draws as half wins; 95% bootstrap intervals "
                           "over pairs", **ranked}
         skipped = self.skipped_pairs()
+        too_long = [f"{r.task_id} / {r.arm_a} vs {r.arm_b}" for r in self.records
+                    if _too_long(r)]
         notes = list(self.notes)
+        if too_long:
+            notes.append(f"{len(too_long)} pairs not judged: too long for the judge's context "
+                         "window even cut by whole hunks: " + ", ".join(too_long[:20]))
         if skipped:
             notes.append(f"{len(skipped)} pairs not judged for the cost cap (--max-cost): "
                          + ", ".join(skipped[:20]) + (" …" if len(skipped) > 20 else ""))
@@ -188,6 +198,8 @@ class PairwiseReport:
             "states": _state_counts(self.records), "dry_run": self.dry_run,
             "notes": notes, "n_skipped_cost": len(skipped),
             "skipped_cost": skipped,
+            "skipped": {"too_long_for_context": len(too_long)} if too_long else {},
+            "n_fitted": sum(any(o.fitted for o in r.orders) for r in self.records),
         }
         if self.spend_usd is not None:
             out["pairwise_run"]["spend_usd"] = round(self.spend_usd, 6)
@@ -211,10 +223,15 @@ def _skipped(record: PairRecord) -> bool:
         o.state == "error" for o in record.orders)
 
 
+def _too_long(record: PairRecord) -> bool:
+    return any(o.skipped == "too_long_for_context" for o in record.orders)
+
+
 def _state_counts(records: list[PairRecord]) -> dict[str, int]:
     """Pairs per state; a pair the cost cap left out counts as ``skipped``, not unscored."""
     counts = {"valid": 0, "unscored": 0, "error": 0, "skipped": 0}
     for r in records:
-        state = "skipped" if _skipped(r) else r.dimensions[DIMENSIONS[0]].state
+        state = ("skipped" if _skipped(r) or _too_long(r)
+                 else r.dimensions[DIMENSIONS[0]].state)
         counts[state] += 1
     return counts

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
+from functools import partial
 from typing import Any
 
 from judgekit.diffs import DEFAULT_INFRA_PATHS, strip_paths
@@ -22,7 +23,7 @@ from judgekit.pairwise.context import code_context
 from judgekit.pairwise.flip import OrderState, combine, identical_outcome
 from judgekit.pairwise.options import PairwiseOptions
 from judgekit.pairwise.pairs import GOLD, PlannedPair, changed_ranges, collect, plan_pairs
-from judgekit.pairwise.prompt import render_orders, system_prompt
+from judgekit.pairwise.prompt import fitted_orders, render_orders, system_prompt
 from judgekit.pairwise.report import DimensionRecord, OrderRecord, PairRecord, PairwiseReport
 from judgekit.pairwise.verdict import DIMENSIONS, OrderVerdict, verdict_problems, verdict_schema
 from judgekit.runs.models import RunResult
@@ -67,7 +68,8 @@ def _order_record(order: int, first: str, outcome: Any | None, state: OrderState
                        cost_usd=outcome.cost_usd, model=outcome.model,
                        input_tokens=outcome.usage.input_tokens,
                        output_tokens=outcome.usage.output_tokens,
-                       skipped_cost=outcome.skipped_cost)
+                       skipped_cost=outcome.skipped_cost, skipped=outcome.skipped,
+                       fitted=outcome.fitted)
 
 
 def _record(pair: PlannedPair, outcomes: Sequence[Any] | None, *, reference: bool,
@@ -119,9 +121,37 @@ def build_requests(pair: PlannedPair, options: PairwiseOptions, context: str | N
     key = _pair_key(pair)
     prompts = render_orders(pair, reference=reference, context=context,
                             max_diff_chars=options.max_diff_chars)
+    fitter = _PairFit(pair, system, reference, context, options.max_diff_chars)
     return [JudgeRequest(key=f"{key}/order{n}", system=system, schema=schema, prompt=prompt,
-                         name=VERDICT_NAME, check=verdict_problems)
+                         name=VERDICT_NAME, check=verdict_problems,
+                         fit=partial(fitter.request, n, key=f"{key}/order{n}", schema=schema))
             for n, prompt in enumerate(prompts, start=1)]
+
+
+class _PairFit:
+    """Both orders of one pair fitted to a context window by one cut: the first order's
+    cut is reused by the second whenever it is small enough for it, so the two orders show
+    the judge the very same text."""
+
+    def __init__(self, pair: PlannedPair, system: str, reference: str | None,
+                 context: str | None, max_diff_chars: int) -> None:
+        self._pair, self._system = pair, system
+        self._reference, self._context, self._max = reference, context, max_diff_chars
+        self._cut: tuple[int, tuple[str, str] | None] | None = None
+
+    def request(self, order: int, max_chars: int, *, key: str,
+                schema: dict[str, Any]) -> JudgeRequest | None:
+        if self._cut is None or self._cut[0] > max_chars:
+            prompts = fitted_orders(self._pair, max_chars - len(self._system),
+                                    reference=self._reference, context=self._context,
+                                    max_diff_chars=self._max)
+            self._cut = (max_chars, prompts)
+        prompts = self._cut[1]
+        if prompts is None:
+            return None
+        return JudgeRequest(key=key, system=self._system, schema=schema,
+                            prompt=prompts[order - 1], name=VERDICT_NAME,
+                            check=verdict_problems)
 
 
 def stability_indices(n: int, options: PairwiseOptions) -> list[int]:
@@ -136,8 +166,24 @@ def repeat_requests(chosen: Sequence[JudgeRequest], options: PairwiseOptions
                     ) -> list[JudgeRequest]:
     """Each chosen request asked ``stability_repeats`` more times, with its repetition index."""
     return [JudgeRequest(key=f"{r.key}/repeat{k}", system=r.system, prompt=r.prompt,
-                         schema=r.schema, name=r.name, check=r.check, repeat=k)
+                         schema=r.schema, name=r.name, check=r.check, repeat=k,
+                         fit=_repeat_fit(r.fit, k))
             for r in chosen for k in range(1, options.stability_repeats + 1)]
+
+
+def _repeat_fit(fit: Any, k: int) -> Any:
+    """The fit of a repeated request: the original's, asked as repetition ``k``."""
+    if fit is None:
+        return None
+
+    def repeat(max_chars: int) -> JudgeRequest | None:
+        fitted = fit(max_chars)
+        if fitted is None:
+            return None
+        return JudgeRequest(key=f"{fitted.key}/repeat{k}", system=fitted.system,
+                            prompt=fitted.prompt, schema=fitted.schema, name=fitted.name,
+                            check=fitted.check, repeat=k)
+    return repeat
 
 
 def _answers(outcome: ItemOutcome | None) -> dict[str, str] | None:

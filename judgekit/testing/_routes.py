@@ -63,6 +63,13 @@ def route(server: FakeAPIServer, method: str, path: str, headers: dict[str, str]
     is_json = raw and "json" in headers.get("content-type", "")
     body = json.loads(raw) if is_json else None
     api = _api_of(path)
+    if api == "probe":  # what a client asks of a self-hosted server's capabilities
+        server.probes.append(Recorded(api, method, path, body, dict(headers)))
+        info = (server.dialect.info(method, path, body, server.model_name)
+                if server.dialect is not None else None)
+        if info is None:
+            return _json({"error": {"message": f"no route {method} {path}"}}, 404)
+        return _json(info)
     server.requests.append(Recorded(api, method, path, body, dict(headers)))
     if path == "/_fake/stats":  # for benchmarks running the server in another process
         return _json({"model_calls": server.state.model_calls})
@@ -77,7 +84,13 @@ def route(server: FakeAPIServer, method: str, path: str, headers: dict[str, str]
     return _json({"error": {"message": f"no route {method} {path}"}}, 404)
 
 
+_PROBES = ("/props", "/v1/models", "/api/v0/models", "/api/show", "/extras/tokenize/count",
+           "/tokenize", "/slots", "/health")
+
+
 def _api_of(path: str) -> str:
+    if path in _PROBES:
+        return "probe"
     if path == "/v1/messages":
         return "anthropic"
     if path == "/v1/chat/completions":
@@ -100,6 +113,14 @@ def answer_body(server: FakeAPIServer, api: str, body: dict[str, Any],
 
 def model_call(server: FakeAPIServer, api: str, body: dict[str, Any]) -> Answer:
     server.state.model_calls += 1
+    refused = server.dialect.refusal(body) if server.dialect is not None and api == "openai" else None
+    if refused is not None:
+        server.refused.append((refused[0], refused[1]))
+        status, message = refused
+        return _json({"error": {"message": message, "type": "invalid_request_error",
+                                "code": None, "param": None}}, status, model_call=True)
+    if server.dialect is not None and api == "openai":
+        server.prompt_tokens.append(server.dialect.prompt_tokens(body))
     reply = as_reply(server.responder(api, body) if server.responder else None, body)
     if reply.body is not None:
         return Answer(status=reply.status, body=reply.body.encode(), delay=reply.delay,

@@ -41,6 +41,7 @@ from typing import Any
 from typing_extensions import Self
 
 from judgekit.testing import _routes
+from judgekit.testing.dialects import Dialect
 from judgekit.testing.replies import Reply, Responder
 
 _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
@@ -72,13 +73,26 @@ class FakeAPIServer:
 
     Attributes:
         url: ``http://127.0.0.1:<port>`` (Anthropic base URL); ``openai_base_url`` adds ``/v1``.
-        requests: every request received, in order (:class:`Recorded`).
+        requests: every API request received, in order (:class:`Recorded`): model calls
+            and batch endpoints.
+        probes: requests to a self-hosted server's capability and tokenizer endpoints
+            (``/props``, ``/v1/models``, ``/tokenize``, ...), answered as ``dialect`` says.
+        dialect: a self-hosted server's behaviour (:mod:`judgekit.testing.dialects`):
+            refused structured-output modes, a context window, slots; ``None``: OpenAI's.
+        refused: ``(status, message)`` of each model call the dialect refused.
+        prompt_tokens: prompt tokens of each model call the dialect accepted.
         batch_items: model calls answered inside batches, as ``(api, body)``.
     """
 
     def __init__(self, responder: Responder | None = None, *, latency: float = 0.0,
-                 batch_polls: int = 1, port: int = 0) -> None:
+                 batch_polls: int = 1, port: int = 0, dialect: Dialect | None = None,
+                 model_name: str = "local-model") -> None:
         self.responder = responder
+        self.dialect = dialect
+        self.model_name = model_name
+        self.probes: list[Recorded] = []
+        self.refused: list[tuple[int, str]] = []
+        self.prompt_tokens: list[int] = []
         self.latency = latency
         self.batch_polls = batch_polls
         self.requests: list[Recorded] = []

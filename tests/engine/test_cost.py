@@ -139,15 +139,28 @@ def test_batch_estimate_is_half(server: FakeAPIServer, tmp_path: Path) -> None:
 def test_unknown_model_costs_zero_and_is_said_once(server: FakeAPIServer,
                                                    tmp_path: Path) -> None:
     table = PriceTable({})
-    assert table.cost("openai", "my-local-llama", Usage(input_tokens=10)) == 0.0
+    assert table.cost("anthropic", "claude-unreleased-9", Usage(input_tokens=10)) == 0.0
     events: list[EngineEvent] = []
-    cfg = config(server, tmp_path, "openai", model="openai:my-local-llama",
+    cfg = config(server, tmp_path, model="anthropic:claude-unreleased-9",
                  on_event=_listener(events))
     engine = Engine(cfg)
     engine.run(reqs(2))
     engine.run(reqs(3))
     notes = [e.text for e in events if e.kind == "note"]
-    assert sum("no price known for openai:my-local-llama" in n for n in notes) == 1
+    assert sum("no price known for anthropic:claude-unreleased-9" in n for n in notes) == 1
+
+
+def test_self_hosted_server_costs_nothing_and_needs_no_price(server: FakeAPIServer,
+                                                           tmp_path: Path) -> None:
+    """A model served on this machine is not billed: $0, no warning, and --max-cost holds."""
+    events: list[EngineEvent] = []
+    cfg = config(server, tmp_path, "openai", model="openai:my-local-llama",
+                 on_event=_listener(events), max_cost_usd=0.01)
+    engine = Engine(cfg)
+    outcomes = engine.run(reqs(2))
+    assert all(o.state == "valid" and o.cost_usd == 0.0 for o in outcomes)
+    assert not any("no price known" in e.text for e in events if e.kind == "note")
+    assert engine.judge_run().local and engine.judge_run().calls == 2
 
 
 def test_dated_snapshot_priced_as_base() -> None:

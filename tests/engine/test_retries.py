@@ -58,7 +58,8 @@ def test_transient_failures_exhausted_is_error(server: FakeAPIServer, tmp_path: 
 def test_client_errors_fail_fast_without_key(server: FakeAPIServer, tmp_path: Path,
                                              provider: str, key: str, status: int) -> None:
     server.responder = lambda a, b: Reply.fault(status, message=f"invalid x-api-key {key}")
-    outs = Engine(config(server, tmp_path, provider)).run(reqs(2))
+    # both calls in flight at once (a server on this machine is otherwise asked one at a time)
+    outs = Engine(config(server, tmp_path, provider, concurrency=16)).run(reqs(2))
     assert [o.state for o in outs] == ["error", "error"]
     assert len(server.requests) == 2  # one per item, no retry
     assert f"HTTP {status}" in outs[0].reason

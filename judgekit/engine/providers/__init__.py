@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from judgekit.engine.config import EngineConfig
+from judgekit.engine.modes import Mode
 from judgekit.engine.registry import spec_for
 from judgekit.engine.retry import BadAnswer
 from judgekit.engine.types import JudgeRequest, Usage
@@ -62,11 +63,15 @@ class Provider(Protocol):
     def params(self) -> dict[str, Any]:
         """Sampling parameters that shape the answer (part of the cache key)."""
 
-    def start(self, req: JudgeRequest) -> list[dict[str, Any]]:
-        """The opening conversation turns of ``req``."""
+    def start(self, req: JudgeRequest, mode: Mode = "json_schema") -> list[dict[str, Any]]:
+        """The opening conversation turns of ``req`` when asked in ``mode``."""
 
-    async def complete(self, req: JudgeRequest, messages: list[dict[str, Any]]) -> Completion:
-        """One call; raises the SDK's errors (the engine retries them)."""
+    async def complete(self, req: JudgeRequest, messages: list[dict[str, Any]], *,
+                       mode: Mode = "json_schema",
+                       max_tokens: int | None = None) -> Completion:
+        """One call in structured-output ``mode`` (providers with one route ignore it),
+        answering in at most ``max_tokens`` (default: the config's); raises the SDK's
+        errors (the engine retries them)."""
 
     def follow_up(self, req: JudgeRequest, completion: Completion,
                   problems: list[str]) -> list[dict[str, Any]]:
@@ -97,12 +102,18 @@ def make_provider(config: EngineConfig) -> Provider:
     """The provider named by ``config.model``, with key and base URL resolved."""
     spec = spec_for(config.provider)
     base_url = config.resolved_base_url()
-    key = os.environ.get(spec.key_var)
+    key = os.environ.get(spec.key_var) if spec.key_var else None
     if not key:
-        if base_url is None:
+        if base_url is None and spec.key_required:
             raise ConfigError(f"{spec.key_var} is not set (needed for {config.model})")
         key = PLACEHOLDER_KEY
     return spec.factory(config, key, base_url)
+
+
+def api_key_of(config: EngineConfig) -> str | None:
+    """The key calls to ``config``'s provider carry (``None`` for a keyless server)."""
+    spec = spec_for(config.provider)
+    return os.environ.get(spec.key_var) or None if spec.key_var else None
 
 
 #: connections per SDK client. The HTTP pool under the SDKs scans every connection it holds
@@ -184,6 +195,12 @@ def not_api_json(answer: Any, expected: str, kind: str | None = None) -> BadAnsw
 def _reask() -> dict[str, str]:
     path = Path(__file__).resolve().parent.parent / "reask.json"
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def schema_instruction(schema: dict[str, Any]) -> str:
+    """What the ``prompt`` mode adds to the question: the schema the answer must follow."""
+    return _reask()["schema_in_prompt"].format(
+        schema=json.dumps(schema, indent=1, ensure_ascii=False))
 
 
 def reask_text(problems: list[str], *, tool_name: str | None) -> str:

@@ -1,4 +1,10 @@
-"""Anthropic Messages API: verdicts through a forced tool call, system prefix cached.
+"""Anthropic Messages API (direct, on AWS Bedrock, on Google Vertex): verdicts through a
+forced tool call, system prefix cached.
+
+Bedrock and Vertex use the SDK's own clients, which find AWS and Google credentials the
+usual way (``AWS_*`` variables or profiles; application-default credentials or
+``ANTHROPIC_VERTEX_ACCESS_TOKEN``); ``AWS_REGION`` / ``CLOUD_ML_REGION`` and
+``ANTHROPIC_VERTEX_PROJECT_ID`` say where.
 
 Example:
     >>> from judgekit.engine.config import EngineConfig
@@ -10,12 +16,14 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import anthropic
 
 from judgekit.engine.config import EngineConfig
+from judgekit.engine.modes import Mode
 from judgekit.engine.providers import (
+    PLACEHOLDER_KEY,
     ClientPool,
     Completion,
     answer_json,
@@ -33,26 +41,27 @@ _TOOL_DESCRIPTION = "Submit the verdict object."
 class AnthropicProvider:
     name = "anthropic"
 
-    def __init__(self, config: EngineConfig, *, api_key: str, base_url: str | None) -> None:
+    def __init__(self, config: EngineConfig, *, api_key: str, base_url: str | None,
+                 route: Literal["direct", "bedrock", "vertex"] = "direct") -> None:
+        config = config.settled()
         self.model = config.model_name
         self._params = params_for(config)
         self._max_tokens = config.max_tokens
-        self.pool = ClientPool(lambda: anthropic.AsyncAnthropic(
-            api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout,
-            http_client=anthropic.DefaultAsyncHttpxClient(verify=shared_ssl_context()),
-        ), config.concurrency)
+        self.pool = ClientPool(lambda: _client(route, api_key, base_url, config),
+                               config.concurrency or 1)
         self.client = self.pool.first
 
     def params(self) -> dict[str, Any]:
         return dict(self._params)
 
-    def start(self, req: JudgeRequest) -> list[dict[str, Any]]:
+    def start(self, req: JudgeRequest, mode: Mode = "tool") -> list[dict[str, Any]]:
         return [{"role": "user", "content": req.prompt}]
 
-    def _body(self, req: JudgeRequest, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    def _body(self, req: JudgeRequest, messages: list[dict[str, Any]],
+              max_tokens: int | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
-            "max_tokens": self._max_tokens,
+            "max_tokens": max_tokens or self._max_tokens,
             "messages": messages,
             "tools": [{"name": req.name, "description": _TOOL_DESCRIPTION,
                        "input_schema": req.schema}],
@@ -63,8 +72,10 @@ class AnthropicProvider:
                                "cache_control": {"type": "ephemeral"}}]
         return body
 
-    async def complete(self, req: JudgeRequest, messages: list[dict[str, Any]]) -> Completion:
-        raw = await self.pool.next().messages.with_raw_response.create(**self._body(req, messages))
+    async def complete(self, req: JudgeRequest, messages: list[dict[str, Any]], *,
+                       mode: Mode = "tool", max_tokens: int | None = None) -> Completion:
+        raw = await self.pool.next().messages.with_raw_response.create(
+            **self._body(req, messages, max_tokens))
         return parse_message(await answer_json(raw, "Messages", "content"))
 
     def follow_up(self, req: JudgeRequest, completion: Completion,
@@ -102,6 +113,18 @@ class AnthropicProvider:
 
     async def aclose(self) -> None:
         await self.pool.aclose()
+
+
+def _client(route: str, api_key: str, base_url: str | None, config: EngineConfig) -> Any:
+    http = dict(max_retries=0, timeout=config.timeout,
+                http_client=anthropic.DefaultAsyncHttpxClient(verify=shared_ssl_context()))
+    if route == "bedrock":
+        token = None if api_key == PLACEHOLDER_KEY else api_key
+        return anthropic.AsyncAnthropicBedrock(base_url=base_url, api_key=token, **http)
+    if route == "vertex":
+        token = None if api_key == PLACEHOLDER_KEY else api_key
+        return anthropic.AsyncAnthropicVertex(base_url=base_url, access_token=token, **http)
+    return anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, **http)
 
 
 def parse_message(message: dict[str, Any]) -> Completion:

@@ -1,12 +1,16 @@
-"""OpenAI Chat Completions (and compatible servers): JSON-schema response format or a
-forced function call, with JSON-in-text as the fallback.
+"""OpenAI Chat Completions (and compatible servers, and Azure OpenAI): the verdict through
+the structured-output mode the engine chose (:mod:`judgekit.engine.modes`) or a forced
+function call, with JSON-in-text as the fallback.
 
 Example:
     >>> from judgekit.engine.config import EngineConfig
     >>> p = OpenAIProvider(EngineConfig(model="openai:gpt-4.1"), api_key="k",
     ...                    base_url="http://127.0.0.1:9/v1")
     >>> p.params()["route"]
-    'json_schema'
+    'auto'
+    >>> p._body(JudgeRequest("k", "", "q", {"type": "object"}), [], mode="json_object",
+    ...         max_tokens=100)["response_format"]
+    {'type': 'json_object', 'schema': {'type': 'object'}}
 """
 
 from __future__ import annotations
@@ -17,12 +21,14 @@ from typing import Any
 import openai
 
 from judgekit.engine.config import EngineConfig
+from judgekit.engine.modes import Mode
 from judgekit.engine.providers import (
     ClientPool,
     Completion,
     answer_json,
     params_for,
     reask_text,
+    schema_instruction,
     shared_ssl_context,
     token_count,
 )
@@ -36,49 +42,66 @@ _PENDING = {"validating", "in_progress", "finalizing", "cancelling"}
 class OpenAIProvider:
     name = "openai"
 
-    def __init__(self, config: EngineConfig, *, api_key: str, base_url: str | None) -> None:
+    def __init__(self, config: EngineConfig, *, api_key: str, base_url: str | None,
+                 azure: bool = False) -> None:
+        config = config.settled()
         self.model = config.model_name
         self._params = params_for(config)
         self._temperature = config.temperature
         self._max_tokens = config.max_tokens
         self._route = config.openai_route
         self._reasoning = self.model.startswith(_REASONING_PREFIXES)
-        self.pool = ClientPool(lambda: openai.AsyncOpenAI(
-            api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout,
-            http_client=openai.DefaultAsyncHttpxClient(verify=shared_ssl_context()),
-        ), config.concurrency)
+        self._vllm = config.provider == "vllm"
+        http = dict(api_key=api_key, max_retries=0, timeout=config.timeout,
+                    http_client=openai.DefaultAsyncHttpxClient(verify=shared_ssl_context()))
+        if azure:
+            self.pool = ClientPool(lambda: openai.AsyncAzureOpenAI(
+                azure_endpoint=base_url, azure_deployment=self.model, **http),
+                config.concurrency or 1)
+        else:
+            self.pool = ClientPool(lambda: openai.AsyncOpenAI(base_url=base_url, **http),
+                                   config.concurrency or 1)
         self.client = self.pool.first
 
     def params(self) -> dict[str, Any]:
         return dict(self._params)
 
-    def start(self, req: JudgeRequest) -> list[dict[str, Any]]:
+    def start(self, req: JudgeRequest, mode: Mode = "json_schema") -> list[dict[str, Any]]:
         turns: list[dict[str, Any]] = []
         if req.system:
             turns.append({"role": "system", "content": req.system})
-        turns.append({"role": "user", "content": req.prompt})
+        prompt = req.prompt + (schema_instruction(req.schema) if mode == "prompt" else "")
+        turns.append({"role": "user", "content": prompt})
         return turns
 
-    def _body(self, req: JudgeRequest, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    def _body(self, req: JudgeRequest, messages: list[dict[str, Any]], *,
+              mode: Mode = "json_schema", max_tokens: int | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "messages": messages}
+        limit = max_tokens or self._max_tokens
         if self._reasoning:
-            body["max_completion_tokens"] = self._max_tokens
+            body["max_completion_tokens"] = limit
         else:
-            body["max_tokens"] = self._max_tokens
+            body["max_tokens"] = limit
             body["temperature"] = self._temperature
-        if self._route == "tool":
+        if self._route == "tool" or mode == "tool":
             body["tools"] = [{"type": "function", "function": {
                 "name": req.name, "description": "Submit the verdict object.",
                 "parameters": req.schema}}]
             body["tool_choice"] = {"type": "function", "function": {"name": req.name}}
-        else:
+        elif mode == "json_schema":
             body["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": req.name, "schema": req.schema, "strict": False}}
+        elif mode == "json_object" and self._vllm:
+            body["extra_body"] = {"guided_json": req.schema}
+        elif mode == "json_object":
+            body["response_format"] = {"type": "json_object", "schema": req.schema}
         return body
 
-    async def complete(self, req: JudgeRequest, messages: list[dict[str, Any]]) -> Completion:
+    async def complete(self, req: JudgeRequest, messages: list[dict[str, Any]], *,
+                       mode: Mode = "json_schema",
+                       max_tokens: int | None = None) -> Completion:
         raw = await self.pool.next().chat.completions.with_raw_response.create(
-            **self._body(req, messages))
+            **self._body(req, messages, mode=mode, max_tokens=max_tokens))
         return parse_completion(await answer_json(raw, "Chat Completions", "choices"))
 
     def follow_up(self, req: JudgeRequest, completion: Completion,

@@ -1,0 +1,90 @@
+"""What the engine did, counted as it happened: ``summary["judge"]``.
+
+Every count is of requests the server received (``calls``), not of items: an item asked
+again after an invalid answer, a request refused for its structured-output mode or its
+length, and a request retried after a timeout each count once. ``failed_calls`` splits the
+calls that got no answer by cause. Tokens are the server's own figures.
+
+Example:
+    >>> r = JudgeRun(model="openai:smollm2")
+    >>> r.count_failure("rejected_mode"); r.calls += 1
+    >>> r.calls, r.failed_calls
+    (1, {'rejected_mode': 1})
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+FailureCause = Literal["rejected_mode", "context_exceeded", "timeout", "rate_limited",
+                       "server_error", "connection", "refused", "bad_answer"]
+SkipReason = Literal["too_long_for_context"]
+
+
+class ModeStep(BaseModel):
+    """A structured-output mode the server refused, and what it said."""
+
+    mode: str
+    reason: str
+
+
+class StructuredOutput(BaseModel):
+    """How verdicts were asked: the mode used and the modes refused on the way."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: str = Field(description="json_schema, json_object, prompt, or tool (Anthropic).")
+    source: str = Field("auto", description="auto (found by asking), cache (a previous "
+                                            "run found it), provider, or the override.")
+    confirmed: bool = Field(False, description="The server answered in this mode.")
+    stepped_down: list[ModeStep] = Field(default_factory=list)
+
+
+class ContextBudget(BaseModel):
+    """The judge model's window and how prompts were fitted to it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    window_tokens: int | None = None
+    source: str | None = Field(None, description="--judge-context, the server, the table "
+                                                 "of hosted models, or its error message.")
+    answer_tokens: int = Field(0, description="Tokens kept free for the answer (sent as "
+                                              "max_tokens).")
+    token_count: str = Field("estimate", description="How prompt tokens were counted: the "
+                                                     "server's tokenizer or an estimate.")
+    n_fitted: int = Field(0, description="Requests cut (whole hunks, condensed materials) "
+                                         "to fit the window.")
+
+
+class JudgeRun(BaseModel):
+    """``summary["judge"]``: the judge model, how it was asked, and what it cost."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    base_url: str | None = None
+    local: bool = False
+    concurrency: int = 0
+    concurrency_source: str | None = None
+    timeout_s: float = 0.0
+    structured_output: StructuredOutput | None = None
+    context: ContextBudget = Field(default_factory=ContextBudget)
+    calls: int = Field(0, description="Chat requests sent (what the server received).")
+    answered: int = 0
+    failed_calls: dict[str, int] = Field(default_factory=dict)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: float = 0.0
+    skipped: dict[str, int] = Field(default_factory=dict,
+                                    description="Items not sent, by reason "
+                                                "(too_long_for_context).")
+
+    def count_failure(self, cause: FailureCause) -> None:
+        self.failed_calls[cause] = self.failed_calls.get(cause, 0) + 1
+
+    def count_skip(self, reason: SkipReason) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
