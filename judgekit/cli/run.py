@@ -157,8 +157,7 @@ def env_from(items: list[str], flag: str, host: Mapping[str, str] | None = None
         if not sep:
             if name not in host:
                 raise ConfigError(f"{flag} {name}: {name} is not set in judgekit's "
-                                  "environment; give {flag} {name}=VALUE".replace(
-                                      "{flag}", flag))
+                                  f"environment; give {flag} {name}=VALUE")
             value = host[name]
         out[name] = value
     return out

@@ -173,3 +173,24 @@ def test_a_provider_key_never_appears_in_an_error(tmp_path: Path) -> None:
     proc = judgekit("score", tmp_path / key, env={"ANTHROPIC_API_KEY": key})
     assert proc.returncode == 2 and "[REDACTED:ANTHROPIC_API_KEY]" in proc.stderr
     assert key not in proc.stdout + proc.stderr
+
+
+def test_a_variable_named_alone_must_be_set(suite_file: Path, tmp_path: Path) -> None:
+    proc = judgekit("run", suite_file, "--agent", "true", "--out", tmp_path / "r.json",
+                    "--agent-env", "JUDGEKIT_TEST_UNSET_VARIABLE")
+    assert proc.returncode == 2 and "JUDGEKIT_TEST_UNSET_VARIABLE is not set" in proc.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+@needs_bwrap
+def test_suite_verify_passes_test_env_and_redacts_it_from_its_report(
+        project: Project, tmp_path: Path) -> None:
+    token = ENV_CANARIES["GITHUB_TOKEN"]
+    suite = write_suite(tmp_path / "s.yaml", project,
+                        setup_command="echo \"error: rejected token $GITHUB_TOKEN\"; exit 1")
+    proc = judgekit("suite", "verify", suite, "--json", "--test-env", "GITHUB_TOKEN",
+                    "--mirror-dir", tmp_path / "m", env={"GITHUB_TOKEN": token})
+    assert proc.returncode == 1, proc.stderr
+    (check,) = json.loads(proc.stdout)
+    assert any("rejected token [REDACTED:GITHUB_TOKEN]" in p for p in check["problems"])
+    assert token not in proc.stdout + proc.stderr
