@@ -30,3 +30,13 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     cache = tmp_path / "cache.sqlite"
     monkeypatch.setenv("JUDGEKIT_CACHE", str(cache))
     return cache
+
+
+# A real llama-cpp-python model server for the tests marked ``realmodel`` (tests/realmodel.py).
+from tests.realmodel import llama_server  # noqa: E402,F401
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "realmodel: needs a real model server (llama-cpp-python with SmolLM2); "
+                   "run them alone with -m realmodel")

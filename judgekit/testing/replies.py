@@ -129,7 +129,20 @@ def schema_of(body: dict[str, Any]) -> dict[str, Any] | None:
         if "function" in tool:
             return tool["function"].get("parameters")
     fmt = body.get("response_format") or {}
-    return (fmt.get("json_schema") or {}).get("schema")
+    if isinstance(body.get("guided_json"), dict):  # vLLM's guided decoding
+        return body["guided_json"]
+    if fmt.get("type") == "json_object" and isinstance(fmt.get("schema"), dict):
+        return fmt["schema"]
+    found = (fmt.get("json_schema") or {}).get("schema")
+    if found is None:  # the schema written into the prompt ("prompt" mode)
+        text = prompt_of(body)
+        at = text.rfind("```json\n")
+        if at >= 0:
+            try:
+                found = json.loads(text[at + 8:text.index("```", at + 8)])
+            except ValueError:
+                found = None
+    return found
 
 
 def prompt_of(body: dict[str, Any]) -> str:
