@@ -190,6 +190,17 @@ def agent_home_from(value: str | None) -> str | None:
     return path
 
 
+def say_unredacted(env: object) -> None:
+    """Name the secret variables whose values are too short to be redacted."""
+    from judgekit.runner.secrets import MIN_SECRET_CHARS, too_short
+
+    names = too_short(env)  # type: ignore[arg-type]
+    if names:
+        say(f"judgekit: warning: not redacted, their values having fewer than "
+            f"{MIN_SECRET_CHARS} characters (redacting them would rewrite ordinary text): "
+            f"{', '.join(names)}")
+
+
 def say_hidden_tools(sandbox: object, binds: tuple[tuple[str, str], ...]) -> None:
     """Name the user's tools on PATH that the agent will not see (under a hidden home)."""
     if getattr(sandbox, "name", "none") == "none":
@@ -259,6 +270,7 @@ def run(args: argparse.Namespace) -> int:
     binds = binds_from(args.agent_bind)
     sandbox = sandbox_from(args)
     say_hidden_tools(sandbox, binds)
+    say_unredacted(env)
     plan = RunPlan(
         agents=agents_from(args),  # type: ignore[arg-type]
         arms=args.arms, attempts=args.attempts, jobs=args.jobs, resume=args.resume,

@@ -37,7 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def verify(args: argparse.Namespace) -> int:
-    from judgekit.cli.run import SIGNAL_EXIT, env_from, sandbox_from, stop_on_signals
+    from judgekit.cli.run import (SIGNAL_EXIT, env_from, sandbox_from, say_unredacted,
+                                  stop_on_signals)
     from judgekit.runner import Cancelled, load_suite, verify_suite
     from judgekit.runner.environment import CommandEnv
 
@@ -46,6 +47,7 @@ def verify(args: argparse.Namespace) -> int:
         suite.select(args.tasks)
     env = CommandEnv(test=env_from(args.test_env, "--test-env"))
     sandbox = sandbox_from(args)
+    say_unredacted(env)
 
     def progress(check: object) -> None:
         c = check

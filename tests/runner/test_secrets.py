@@ -194,3 +194,16 @@ def test_suite_verify_passes_test_env_and_redacts_it_from_its_report(
     (check,) = json.loads(proc.stdout)
     assert any("rejected token [REDACTED:GITHUB_TOKEN]" in p for p in check["problems"])
     assert token not in proc.stdout + proc.stderr
+
+
+def test_a_short_value_is_not_redacted_and_the_run_says_so(suite_file: Path,
+                                                           tmp_path: Path) -> None:
+    """``EMPTY`` (a local server's key) would otherwise be replaced in ordinary text."""
+    out = tmp_path / "run.json"
+    proc = judgekit("run", suite_file, "--agent", "echo EMPTY-KEY-$OPENAI_API_KEY", "--out",
+                    out, "--agent-env", "OPENAI_API_KEY=EMPTY", "--mirror-dir", tmp_path / "m")
+    assert proc.returncode == 0, proc.stderr
+    assert "not redacted" in proc.stderr and "OPENAI_API_KEY" in proc.stderr
+    (result,) = json.loads(out.read_text())["results"]
+    assert result["metadata"]["agent_stdout"] == "EMPTY-KEY-EMPTY\n"
+    assert "redactions" not in result["metadata"]
