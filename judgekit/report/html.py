@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from importlib import resources
 
+from judgekit.report import clustering as k
 from judgekit.report import svg
 from judgekit.report.content import (
     SOURCE_F1_SENTENCE,
@@ -58,20 +59,26 @@ def _arms(summary: EvalSummary) -> str:
         return section("arms", "Arms", not_run("No results were scored."))
     results = summary.results
     names = list(arms)
+    clustered = summary.clusters is not None and summary.clusters.clustered
     rows = []
     for name, a in arms.items():
-        statuses = ", ".join(f"{k} {v}" for k, v in sorted(a.status_counts.items()))
+        statuses = ", ".join(f"{key} {v}" for key, v in sorted(a.status_counts.items()))
         unknown, upper = unknown_range(a)
         rate = f"{pct(a.pass_rate)} {interval(a.pass_rate_ci, True)}"
         rate_cell = (Raw(f"{e(rate)}<br><span class=\"muted\">{e(pct(a.pass_rate))}–"
                          f"{e(pct(upper))} with {unknown} unknown</span>") if unknown else rate)
-        rows.append([name, a.n, rate_cell, f"{num(a.f1)} {interval(a.f1_ci)}",
+        extra = [k.clustered_pass_rate(a), k.clustered_f1(a)] if clustered else []
+        rows.append([name, a.n, rate_cell, f"{num(a.f1)} {interval(a.f1_ci)}", *extra,
                      f"{num(a.f1_source)} {interval(a.f1_source_ci)}",
                      num(a.precision), num(a.recall), seconds(a.duration_median_s),
                      seconds(a.duration_p90_s), money(a.cost_total_usd), statuses])
-    tbl = table(["arm", "n", "pass rate [95% CI]", "F1 [95% CI]", "source F1 [95% CI]",
-                 "precision", "recall", "median duration", "p90 duration", "cost",
-                 "test statuses"], rows, numeric=range(1, 10))
+    extra_head = ["pass rate, clustered [95% CI]", "F1, clustered [95% CI]"] if clustered else []
+    tbl = table(["arm", "n", "pass rate [95% CI]", "F1 [95% CI]", *extra_head,
+                 "source F1 [95% CI]", "precision", "recall", "median duration",
+                 "p90 duration", "cost", "test statuses"], rows,
+                numeric=range(1, 10 + len(extra_head)))
+    cluster_text = (k.clusters_sentence(summary.clusters) if clustered
+                    else k.clusters_note(summary.clusters))
     pass_plot = svg.interval_plot(
         [(n, arms[n].pass_rate, *arms[n].pass_rate_ci) for n in names],
         title="Pass rate per arm, with 95% Wilson interval")
@@ -92,7 +99,9 @@ def _arms(summary: EvalSummary) -> str:
                for n in names for k, up in [unknown_range(arms[n])] if k]
     note = (f'<p class="note">{e("; ".join(unknown))}. Unknown: the harness claimed a '
             "result without keeping the test output that would show it.</p>" if unknown else "")
-    body = (f"{tbl}<p class=\"muted\">{e(SOURCE_F1_SENTENCE)}</p>{note}<div class=\"plots\">"
+    cluster_p = f'<p class="note" id="clusters">{e(cluster_text)}</p>' if cluster_text else ""
+    body = (f"{tbl}<p class=\"muted\">{e(SOURCE_F1_SENTENCE)}</p>{note}{cluster_p}"
+            f"<div class=\"plots\">"
             f"<figure><figcaption>Pass rate, with its 95% interval</figcaption>{pass_plot}"
             f"</figure><figure><figcaption>File-level F1: box from first to third quartile, "
             f"line at the median, one dot per result</figcaption>{f1_plot}</figure>"
@@ -111,11 +120,13 @@ def _comparisons(summary: EvalSummary) -> str:
         facts = (f"pass rate {pct(c.pass_rate_a)} vs {pct(c.pass_rate_b)}, "
                  f"paired by {c.paired_by}")
         pairing = pairing_sentence(c)
+        clustered = k.clustered_comparison_sentence(c)
         parts.append(f'<div class="comparison"><h3>{e(c.arm_a)} vs {e(c.arm_b)}</h3>'
                      f"<p>{e(pass_sentence(c))}</p>"
                      + (f"<p>{e(pairing)}</p>" if pairing else "")
                      + f"<p>{e(f1_sentence(c))}</p>"
-                     f'<p class="muted">{e(facts)}</p></div>')
+                     + (f"<p>{e(clustered)}</p>" if clustered else "")
+                     + f'<p class="muted">{e(facts)}</p></div>')
     return section("comparisons", "Paired comparison", "".join(parts))
 
 
