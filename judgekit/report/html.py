@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from importlib import resources
 
+from judgekit.report import calibration_view as cv
 from judgekit.report import clustering as k
 from judgekit.report import svg
 from judgekit.report.content import (
@@ -130,6 +131,26 @@ def _comparisons(summary: EvalSummary) -> str:
     return section("comparisons", "Paired comparison", "".join(parts))
 
 
+def _calibration(inputs: ReportInputs) -> str:
+    cal = inputs.calibration
+    if cal is None or (cal.pairwise is None and cal.audit is None):
+        return ""
+    parts = []
+    if cal.pairwise is not None:
+        p = cal.pairwise
+        parts.append(f"<p>{e(cv.pairwise_sentence(p))}</p>"
+                     + table(cv.PAIRWISE_HEADER, cv.pairwise_rows(p), numeric=range(1, 8)))
+        for name, a in [*p.judges.items(), *([("jury", p.jury)] if p.jury else [])]:
+            parts.append(f"<figure><figcaption>Confusion of {e(name)}: verdicts by rows, gold "
+                         f"labels by columns</figcaption>"
+                         + table(cv.CONFUSION_HEADER, cv.confusion_rows(a), numeric=(1, 2, 3))
+                         + (f'<p class="muted">{e(a.kappa_note)}</p>' if a.kappa_note else "")
+                         + "</figure>")
+    if cal.audit is not None:
+        parts.append(f"<p>{e(cv.audit_sentence(cal.audit))}</p>")
+    return section("calibration", "Judge calibration against labels", "".join(parts))
+
+
 def _header(inputs: ReportInputs, title: str) -> str:
     s = inputs.summary
     facts = [f"{len(s.results)} results", f"{len({r.task_id for r in s.results})} tasks",
@@ -151,7 +172,7 @@ def html_parts(inputs: ReportInputs, title: str = "judgekit report") -> list[str
         "<meta name=\"color-scheme\" content=\"light\">"
         f"<title>{e(title)}</title><style>{_asset('report.css')}</style></head><body><main>",
         _header(inputs, title), reliability_box(s), _warnings(inputs), _arms(s),
-        _comparisons(s), pairwise_section(inputs), audit_section(inputs),
+        _comparisons(s), pairwise_section(inputs), audit_section(inputs), _calibration(inputs),
         *tasks_section_parts(inputs),
         "</main><footer class=\"muted\">Written by judgekit. "
         "Rebuild with <code>judgekit report DIR</code>.</footer>"

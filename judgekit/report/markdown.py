@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from judgekit.audit.aggregate import AuditRecord
+from judgekit.report import calibration_view as cv
 from judgekit.report import clustering as k
 from judgekit.report import content as c
 from judgekit.report import judged as j
@@ -277,6 +278,24 @@ def _results(inputs: ReportInputs) -> list[str]:
     return lines + (["### Diffs and test output", ""] + details if details else [])
 
 
+def _calibration(inputs: ReportInputs) -> list[str]:
+    cal = inputs.calibration
+    if cal is None or (cal.pairwise is None and cal.audit is None):
+        return []
+    lines = ["## Judge calibration against labels", ""]
+    if cal.pairwise is not None:
+        p = cal.pairwise
+        lines += [cv.pairwise_sentence(p), ""] + _table(cv.PAIRWISE_HEADER, cv.pairwise_rows(p))
+        for name, a in [*p.judges.items(), *([("jury", p.jury)] if p.jury else [])]:
+            lines += [f"Confusion of {name} (verdicts by rows, gold labels by columns):", ""]
+            lines += _table(cv.CONFUSION_HEADER, cv.confusion_rows(a))
+            if a.kappa_note:
+                lines += [f"_{a.kappa_note}_", ""]
+    if cal.audit is not None:
+        lines += [cv.audit_sentence(cal.audit), ""]
+    return lines
+
+
 def render_markdown(inputs: ReportInputs | EvalSummary | dict[str, Any]) -> str:
     """Render the report; judged sections say "not run" when their data is absent."""
     if not isinstance(inputs, ReportInputs):
@@ -289,5 +308,6 @@ def render_markdown(inputs: ReportInputs | EvalSummary | dict[str, Any]) -> str:
         lines += [f"> {note}", ""]
     lines += _reliability(s) + _warnings(inputs) + _arms(s) + _comparisons(s) + _pairwise(s)
     lines += _audit(inputs)
+    lines += _calibration(inputs)
     lines += _results(inputs)
     return "\n".join(lines)
