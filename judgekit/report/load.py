@@ -6,8 +6,9 @@ are :class:`~judgekit.pairwise.report.PairRecord` and
 objects in memory or from the lines on disk.
 
 An output directory (``--out DIR``) holds ``summary.json`` (required), ``runs.jsonl`` (the
-loaded results, with diffs and test output), ``pairwise.jsonl``, ``audit.jsonl`` and ``calibration.json``
-(what ``judgekit calibrate`` found); the last four are optional. ``judgekit report DIR`` rebuilds the reports from these files alone.
+loaded results, with diffs and test output), ``pairwise.jsonl``, ``audit.jsonl`` and
+``calibration.json`` (what ``judgekit calibrate`` found); the last four are optional.
+``judgekit report DIR`` rebuilds the reports from these files alone.
 
 Example:
     >>> inputs = ReportInputs.of({"results": [], "arms": {}, "comparisons": [], "seed": 0})

@@ -48,9 +48,9 @@ def print_summary(summary: EvalSummary, console: Console | None = None,
     if info is not None and info.clustered:
         console.print(clusters_sentence(info), highlight=False)
         for name, a in s.arms.items():
+            n = a.clustered.n_clusters if a.clustered else 0
             console.print(f"  {name}: pass rate {clustered_pass_rate(a)}, F1 {clustered_f1(a)} "
-                          f"({a.clustered.n_clusters if a.clustered else 0} clusters)",
-                          highlight=False)
+                          f"({n} cluster{'s' if n != 1 else ''})", highlight=False)
     elif clusters_note(info):
         console.print(clusters_note(info), highlight=False)
     for c in s.comparisons:

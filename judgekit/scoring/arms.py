@@ -95,8 +95,7 @@ def arm_stats(rows: Sequence[ScoredResult], seed: int,
     durations = _column(rows, "duration_s")
     costs = _column(rows, "cost_usd")
     sims = _column(rows, "diff_similarity")
-    metrics = {name: _column(rows, name) for name in
-               ("precision", "recall", "f1", "precision_source", "recall_source", "f1_source")}
+    metrics = {name: _column(rows, name) for name in _METRICS}
     return ArmStats(
         n=n,
         n_tasks=len({r.task_id for r in rows}),

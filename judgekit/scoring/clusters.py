@@ -13,8 +13,9 @@ are correlated; intervals that treat them as independent are too narrow (Miller 
 3. else none: the task is its own cluster (a repository of one task).
 
 Results of one task always share its cluster (the first result that names a repository
-decides). Intervals are clustered only when the tasks come from at least two repositories
-that are known by rule 1 or 2.
+decides). A name from rule 2 that is the name part of exactly one repository from rule 1
+joins it (``flask-001`` beside tasks of ``pallets/flask``). Intervals are clustered only
+when the tasks come from at least two repositories that are known by rule 1 or 2.
 
 Example:
     >>> repository_of("https://github.com/Pallets/flask.git", "x"), repository_of(None, "flask-001")
@@ -61,12 +62,21 @@ def repository_of(repo: str | None, task_id: str) -> tuple[str | None, str | Non
 def _task_repositories(rows: Sequence[ScoredResult]
                        ) -> dict[str, tuple[str | None, str | None]]:
     """Task id → (repository, rule): the first result that names a repository by its
-    ``repo`` field decides, else the first result."""
+    ``repo`` field decides, else the first result. A name found from a task id that is the
+    name part of exactly one repository named by a ``repo`` field is that repository
+    (``flask-001`` beside ``pallets/flask`` tasks is a ``pallets/flask`` task)."""
     found: dict[str, tuple[str | None, str | None]] = {}
     for r in rows:
         current = found.get(r.task_id)
         if current is None or (current[1] != "repo" and r.repo_source == "repo"):
             found[r.task_id] = (r.repo, r.repo_source)
+    by_name: dict[str, set[str]] = {}
+    for repo, source in found.values():
+        if repo is not None and source == "repo":
+            by_name.setdefault(repo.rsplit("/", 1)[-1], set()).add(repo)
+    for task, (repo, source) in found.items():
+        if source == "task id" and repo is not None and len(by_name.get(repo, ())) == 1:
+            found[task] = (next(iter(by_name[repo])), source)
     return found
 
 

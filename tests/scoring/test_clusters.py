@@ -139,6 +139,17 @@ def test_a_task_without_a_repository_is_its_own_cluster(tmp_path: Path) -> None:
     assert data["arms"]["a"]["clustered"]["n_clusters"] == 3
 
 
+def test_an_id_named_repository_joins_the_one_a_repo_field_names(tmp_path: Path) -> None:
+    path = generated_run(tmp_path / "runs.jsonl", dict(list(CORRELATED.items())[:2]), tasks=3)
+    extra = RunResult(task=Task(id="alpha-007"), arm="a", model="m", agent_files=[],
+                      ground_truth_files=["x.py"], test=TestResult(exit_code=1, output=FAILED))
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(extra.model_dump_json() + "\n")
+    clusters = score_json(path)["clusters"]
+    assert clusters["tasks_per_cluster"] == {"acme/alpha": 4, "acme/beta": 3}
+    assert clusters["n_tasks_from_task_id"] == 1 and clusters["n_clusters"] == 2
+
+
 def test_clustered_se_of_singletons_is_the_usual_standard_error() -> None:
     x = np.random.default_rng(1).random(30)
     usual = x.std(ddof=1) / np.sqrt(x.size)
