@@ -18,7 +18,7 @@ DEFAULT_SEED = 20260210
 DEFAULT_RESAMPLES = 2000
 
 
-def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+def wilson_interval(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion; ``(0, 0)`` is never returned for n > 0."""
     if n <= 0:
         return (0.0, 0.0)
@@ -107,6 +107,116 @@ def cluster_bootstrap_ratio_ci(sums: Sequence[float] | np.ndarray,
     return (float(np.percentile(ratios, 2.5)), float(np.percentile(ratios, 97.5)))
 
 
+_T975 = (12.706205, 4.302653, 3.182446, 2.776445, 2.570582, 2.446912, 2.364624, 2.306004,
+         2.262157, 2.228139, 2.200985, 2.178813, 2.160369, 2.144787, 2.13145, 2.119905,
+         2.109816, 2.100922, 2.093024, 2.085963, 2.079614, 2.073873, 2.068658, 2.063899,
+         2.059539, 2.055529, 2.051831, 2.048407, 2.04523, 2.042272)
+"""The 97.5% quantile of Student's t for 1 to 30 degrees of freedom."""
+
+
+def t_critical(df: int) -> float:
+    """The 97.5% quantile of Student's t with ``df`` degrees of freedom (a 95% interval's
+    half-width in standard errors): tabulated up to 30, a Cornish-Fisher expansion beyond
+    (error below 1e-7).
+
+    Example:
+        >>> t_critical(3), round(t_critical(1000), 4)
+        (3.182446, 1.9623)
+    """
+    if df < 1:
+        raise ValueError("t_critical needs at least 1 degree of freedom")
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z = Z95
+    terms = ((z**3 + z) / 4, (5 * z**5 + 16 * z**3 + 3 * z) / 96,
+             (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384,
+             (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160)
+    return z + sum(t / df ** (i + 1) for i, t in enumerate(terms))
+
+
+def _cluster_totals(values: np.ndarray, clusters: Sequence[object]
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    _, inverse = np.unique(np.array([str(c) for c in clusters], dtype=object),
+                           return_inverse=True)
+    return np.bincount(inverse, weights=values), np.bincount(inverse).astype(float)
+
+
+def clustered_se(values: Sequence[float] | np.ndarray,
+                 clusters: Sequence[object]) -> float | None:
+    """Clustered (Liang-Zeger, CR1) standard error of the mean of ``values``, whose items
+    fall into ``clusters`` (one label per value).
+
+    With ``S_g`` the sum and ``n_g`` the count of cluster g, and ``m`` the mean, the variance
+    is ``G/(G-1) * sum_g (S_g - m n_g)^2 / n^2``: items of one cluster may be correlated in
+    any way, clusters are independent. With every item its own cluster this is the usual
+    standard error. ``None`` with fewer than two clusters.
+
+    Example:
+        >>> round(clustered_se([0, 1, 1, 2], ["a", "a", "b", "b"]), 3)  # means 0.5 and 1.5
+        0.5
+    """
+    x = np.asarray(values, dtype=float)
+    if x.size == 0:
+        return None
+    sums, sizes = _cluster_totals(x, clusters)
+    g = sums.size
+    if g < 2:
+        return None
+    m = x.mean()
+    return float(math.sqrt(g / (g - 1) * np.sum((sums - m * sizes) ** 2)) / x.size)
+
+
+def _iid_se(x: np.ndarray) -> float:
+    """The standard error with every item its own cluster."""
+    return (clustered_se(x, range(x.size)) or 0.0) if x.size > 1 else 0.0
+
+
+def clustered_mean_ci(values: Sequence[float] | np.ndarray, clusters: Sequence[object], *,
+                      bounds: tuple[float, float] | None = None) -> tuple[float, float] | None:
+    """95% interval of the mean of ``values`` clustered by ``clusters``: the mean plus or
+    minus Student's t on G-1 degrees of freedom times the clustered standard error
+    (:func:`clustered_se`), never below the standard error that treats every item as its own
+    cluster; clipped to ``bounds``. ``None`` with fewer than two clusters.
+
+    Example:
+        >>> clustered_mean_ci([0, 1, 1, 2], ["a", "a", "b", "b"], bounds=(0, 2))
+        (0.0, 2.0)
+    """
+    x = np.asarray(values, dtype=float)
+    se = clustered_se(x, clusters)
+    if se is None:
+        return None
+    g = len({str(c) for c in clusters})
+    half = t_critical(g - 1) * max(se, _iid_se(x))
+    lo, hi = float(x.mean()) - half, float(x.mean()) + half
+    if bounds is not None:
+        lo, hi = max(bounds[0], lo), min(bounds[1], hi)
+    return (lo + 0.0, hi + 0.0)
+
+
+def clustered_wilson_interval(passed: Sequence[float] | np.ndarray,
+                              clusters: Sequence[object]) -> tuple[float, float] | None:
+    """95% interval of a pass rate clustered by ``clusters``: the Wilson interval on the
+    effective sample size n / design effect (the clustered variance over the binomial one,
+    at least 1) with Student's t on G-1 degrees of freedom for z. A rate of 0% or 100%
+    keeps a non-empty interval, as Wilson's does. ``None`` with fewer than two clusters.
+
+    Example:
+        >>> lo, hi = clustered_wilson_interval([0] * 10 + [1] * 10, ["a"] * 10 + ["b"] * 10)
+        >>> round(lo, 3), round(hi, 3)
+        (0.002, 0.998)
+    """
+    x = np.asarray(passed, dtype=float)
+    se = clustered_se(x, clusters)
+    if se is None:
+        return None
+    n, p = x.size, float(x.mean())
+    binomial = p * (1 - p) / n
+    deff = max(1.0, se * se / binomial) if binomial > 0 else 1.0
+    g = len({str(c) for c in clusters})
+    return wilson_interval(p * n / deff, n / deff, z=t_critical(g - 1))
+
+
 def sign_flip_p(differences: Sequence[float] | np.ndarray, *, seed: int = DEFAULT_SEED,
                 resamples: int = 10_000) -> float:
     """Two-sided paired sign-flip (permutation) test of a zero mean difference.
@@ -169,3 +279,51 @@ def cohen_kappa(a: Sequence[int], b: Sequence[int]) -> float:
     po = sum(x == y for x, y in zip(a, b)) / n
     pe = sum((list(a).count(lab) / n) * (list(b).count(lab) / n) for lab in labels)
     return 1.0 if pe == 1 else (po - pe) / (1 - pe)
+
+
+def kappa_from_confusion(matrix: np.ndarray) -> float | None:
+    """Cohen's kappa of a square confusion matrix (rater 1 by rows, rater 2 by columns);
+    ``None`` when chance agreement is 1 (both raters gave one and the same label)."""
+    m = np.asarray(matrix, dtype=float)
+    n = m.sum()
+    if n <= 0:
+        return None
+    po = np.trace(m) / n
+    pe = float(m.sum(axis=1) @ m.sum(axis=0)) / (n * n)
+    return None if pe >= 1 else float((po - pe) / (1 - pe))
+
+
+def kappa_bootstrap_ci(a: Sequence[int], b: Sequence[int], groups: Sequence[object], *,
+                       k: int, seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES
+                       ) -> tuple[tuple[float, float] | None, int]:
+    """Percentile 95% interval of Cohen's kappa of two raters' categorical labels (codes
+    ``0..k-1``), resampling whole ``groups`` (items of one group, such as the dimensions of
+    one compared pair, stay together). Resamples in which kappa is undefined (chance
+    agreement 1) are left out; returns the interval and the resamples kept.
+
+    Example:
+        >>> ci, used = kappa_bootstrap_ci([0, 1, 2, 0, 1, 2], [0, 1, 2, 0, 2, 2],
+        ...                               [0, 1, 2, 3, 4, 5], k=3, seed=1)
+        >>> used > 1900 and ci[0] < ci[1] <= 1
+        True
+    """
+    x, y = np.asarray(a, dtype=int), np.asarray(b, dtype=int)
+    if x.size == 0:
+        return None, 0
+    _, inverse = np.unique(np.array([str(g) for g in groups], dtype=object),
+                           return_inverse=True)
+    g = int(inverse.max()) + 1
+    cells = np.zeros((g, k * k))
+    np.add.at(cells, (inverse, x * k + y), 1)
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(g, np.full(g, 1.0 / g), size=resamples) @ cells
+    mats = counts.reshape(resamples, k, k)
+    n = mats.sum(axis=(1, 2))
+    po = np.trace(mats, axis1=1, axis2=2) / n
+    pe = np.einsum("ri,ri->r", mats.sum(axis=2), mats.sum(axis=1)) / (n * n)
+    defined = pe < 1 - 1e-12
+    if not defined.any():
+        return None, 0
+    kappas = (po[defined] - pe[defined]) / (1 - pe[defined])
+    lo, hi = np.percentile(kappas, 2.5), np.percentile(kappas, 97.5)
+    return (float(lo) + 0.0, float(hi) + 0.0), int(defined.sum())

@@ -1,29 +1,49 @@
-"""``judgekit calibrate VERDICTS --labels LABELS.csv``: audit verdicts against human labels."""
+"""``judgekit calibrate VERDICTS --labels FILE``: verdicts against labels a person gave.
+
+Audit labels (CSV ``task_id,label``) are compared with the audit verdicts of
+``audit.jsonl``; pairwise gold labels (CSV or JSON lines with ``task_id,arm_a,arm_b,
+dimension,label``) with the pairwise verdicts of ``pairwise.jsonl``, per judge and for the
+jury. When VERDICTS is an output directory, the result is kept in its ``calibration.json``
+and the reports are rebuilt to show it.
+"""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from judgekit.cli._common import print_json
+from judgekit.cli._common import print_json, say
+
+if TYPE_CHECKING:
+    from judgekit.audit.calibrate import Calibration
+    from judgekit.pairwise.calibrate import JudgeAgreement, PairwiseCalibration
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "calibrate", help="compare audit verdicts with human labels (agreement, kappa)",
-        description="Compare task-level audit verdicts (each task's majority over its "
-                    "results) with human labels: agreement, Cohen's kappa with a 95% "
-                    "percentile-bootstrap interval over tasks, and the confusion matrix. "
-                    "Label rows may be per run: each task takes the majority of its rows "
-                    "(ties are reported and left out); blank labels are skipped and counted.")
+        "calibrate", help="compare audit or pairwise verdicts with human labels "
+                          "(accuracy, kappa)",
+        description="Compare verdicts with labels a person gave. Audit labels (CSV task_id,"
+                    "label): each task's majority verdict against the labels (rows may be per "
+                    "run: majority per task, ties reported and left out, blanks skipped): "
+                    "agreement, Cohen's kappa with a 95% percentile-bootstrap interval over "
+                    "tasks, the confusion matrix. Pairwise gold labels (CSV or JSONL with "
+                    "task_id,arm_a,arm_b,dimension,label; label A, B or draw): per judge and "
+                    "for the jury, accuracy, Cohen's kappa with an interval, the confusion "
+                    "matrix and agreement excluding draws. Given an output directory, the "
+                    "result is kept in its calibration.json and the reports show it.")
     p.add_argument("verdicts", type=Path, metavar="VERDICTS",
-                   help="an audit.jsonl, or the directory holding it")
-    p.add_argument("--labels", type=Path, required=True, metavar="LABELS.csv",
-                   help="CSV with columns task_id,label (label 1: defect of the task; 0/1, "
-                        "0.00/1.00, true/false or yes/no); one row per task or per run")
+                   help="an output directory (--out DIR), or its audit.jsonl or "
+                        "pairwise.jsonl")
+    p.add_argument("--labels", type=Path, required=True, metavar="FILE",
+                   help="audit labels: CSV with columns task_id,label (1: defect of the task; "
+                        "0/1, 0.00/1.00, true/false or yes/no), one row per task or per run; "
+                        "or pairwise gold labels: CSV or JSONL with task_id,arm_a,arm_b,"
+                        "dimension,label (A, B or draw)")
     p.add_argument("--label-column", metavar="NAME", default=None,
-                   help="the label column (default: the first of label, human_label, grade, "
-                        "final_grade, score)")
+                   help="the audit label column (default: the first of label, human_label, "
+                        "grade, final_grade, score)")
     p.add_argument("--seed", type=int, default=None, help="seed of the bootstrap interval")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
@@ -33,7 +53,33 @@ def _num(x: float | None) -> str:
     return "n/a" if x is None else f"{x + 0.0:.3f}"
 
 
+def _output_dir(verdicts: Path) -> Path | None:
+    """The output directory VERDICTS names, when it is one (it holds summary.json)."""
+    return verdicts if verdicts.is_dir() and (verdicts / "summary.json").is_file() else None
+
+
+def _keep(verdicts: Path, part: Calibration | PairwiseCalibration) -> None:
+    """Keep ``part`` in the output directory's calibration.json and rebuild its reports."""
+    out = _output_dir(verdicts)
+    if out is None:
+        return
+    from judgekit.report import render_reports
+    from judgekit.report.calibration import write_calibration
+
+    path = write_calibration(out, part)
+    reports = render_reports(out)
+    say(f"wrote {path}; reports rebuilt: {reports[0]}")
+
+
 def run(args: argparse.Namespace) -> int:
+    from judgekit.pairwise.gold import is_pairwise_labels
+
+    if args.labels.is_file() and is_pairwise_labels(args.labels):
+        return _run_pairwise(args)
+    return _run_audit(args)
+
+
+def _run_audit(args: argparse.Namespace) -> int:
     from judgekit import stats
     from judgekit.audit.calibrate import calibrate, load_verdicts, read_labels, task_scores
 
@@ -43,12 +89,19 @@ def run(args: argparse.Namespace) -> int:
                        seed=stats.DEFAULT_SEED if args.seed is None else args.seed)
     if args.json:
         print_json(result.model_dump(mode="json"))
-        return 0
+    else:
+        _print_audit(result, labels.rows, labels.column, labels.blank, labels.ties)
+    _keep(args.verdicts, result)
+    return 0
+
+
+def _print_audit(result: Calibration, rows: int, column: str, blank: int,
+                 ties: list[str]) -> None:
     print(f"tasks compared: {result.n} ({len(result.labels_without_verdict)} labels without "
           f"verdict, {len(result.verdicts_without_label)} verdicts without label)")
-    print(f"labels:         {labels.rows} rows of column {labels.column!r}, {labels.blank} "
-          f"blank (skipped), {len(labels.ties)} tied task(s) left out"
-          + (f": {', '.join(labels.ties)}" if labels.ties else ""))
+    print(f"labels:         {rows} rows of column {column!r}, {blank} "
+          f"blank (skipped), {len(ties)} tied task(s) left out"
+          + (f": {', '.join(ties)}" if ties else ""))
     print(f"agreement:      {_num(result.agreement)}")
     ci = result.kappa_ci
     print(f"Cohen's kappa:  {_num(result.kappa)}"
@@ -62,4 +115,86 @@ def run(args: argparse.Namespace) -> int:
     print(f"  judge 0 (agent)    {c['judge_0_human_1']:>7}  {c['judge_0_human_0']:>7}")
     if result.disagreements:
         print("disagreements:  " + ", ".join(result.disagreements))
+
+
+def _pair_records_path(verdicts: Path) -> Path:
+    from judgekit.errors import InputError
+
+    path = verdicts / "pairwise.jsonl" if verdicts.is_dir() else verdicts
+    if not path.is_file():
+        raise InputError(path, None, "no pairwise.jsonl found (pairwise labels are compared "
+                                     "with the records `judgekit judge --out DIR` writes)")
+    return path
+
+
+def _default_judge(records_path: Path) -> str:
+    """The judge named in the summary beside the records, else ``judge``."""
+    from judgekit.pairwise.calibrate import DEFAULT_JUDGE
+    from judgekit.report.load import load_summary
+
+    summary_path = records_path.parent / "summary.json"
+    if not summary_path.is_file():
+        return DEFAULT_JUDGE
+    run = load_summary(summary_path).pairwise_run
+    return (run.judge if run is not None and run.judge else DEFAULT_JUDGE)
+
+
+def _run_pairwise(args: argparse.Namespace) -> int:
+    from judgekit import stats
+    from judgekit.pairwise.calibrate import calibrate_pairwise
+    from judgekit.pairwise.gold import read_gold
+    from judgekit.pairwise.report import PairRecord
+    from judgekit.report.load import load_records
+
+    gold = read_gold(args.labels)
+    records_path = _pair_records_path(args.verdicts)
+    records = load_records(records_path, PairRecord)
+    result = calibrate_pairwise(
+        records, gold, default_judge=_default_judge(records_path),
+        labels_file=args.labels.name,
+        seed=stats.DEFAULT_SEED if args.seed is None else args.seed)
+    if args.json:
+        print_json(result.model_dump(mode="json"))
+    else:
+        _print_pairwise(result)
+    _keep(args.verdicts, result)
     return 0
+
+
+def _print_agreement(name: str, a: JudgeAgreement, resamples: int, seed: int) -> None:
+    from judgekit.pairwise.calibrate import LABELS
+
+    print(f"{name}: {a.n} items of {a.n_pairs} compared pairs")
+    print(f"  accuracy:                  {_num(a.accuracy)}")
+    ci = a.kappa_ci
+    print(f"  Cohen's kappa:             {_num(a.kappa)}"
+          + (f"  95% CI [{_num(ci[0])}, {_num(ci[1])}] (percentile bootstrap over compared "
+             f"pairs, {resamples} resamples, seed {seed})" if ci else ""))
+    if a.kappa_note:
+        print(f"                             ({a.kappa_note})")
+    print(f"  agreement excluding draws: {_num(a.agreement_excluding_draws)} "
+          f"({a.n_decisive} items where neither says draw)")
+    print("  confusion (verdict by rows, gold label by columns):"
+          + "".join(f"{g:>6}" for g in LABELS))
+    for j in LABELS:
+        print(f"    {j:<48}" + "".join(f"{a.confusion.get(f'judge_{j}_gold_{g}', 0):>6}"
+                                       for g in LABELS))
+    if a.by_dimension:
+        print("  by dimension: " + ", ".join(
+            f"{dim} {_num(d.accuracy)} of {d.n}" for dim, d in a.by_dimension.items()))
+
+
+def _print_pairwise(result: PairwiseCalibration) -> None:
+    left = ", ".join(f"{n} {why}" for why, n in result.left_out.items()) or "none"
+    print(f"labels:   {result.n_labels} pairwise gold labels of {result.labels_file} "
+          f"({result.blank_labels} blank, skipped); {len(result.labels_without_verdict)} "
+          f"without a verdict; left out: {left}; {result.n_verdicts_without_label} verdicts "
+          "without a label")
+    if not result.judges:
+        print("no judge verdict matches a label")
+    for name, a in result.judges.items():
+        _print_agreement(f"judge {name}", a, result.resamples, result.seed)
+    if result.jury is not None:
+        _print_agreement("jury", result.jury, result.resamples, result.seed)
+    else:
+        print("jury: none (the records carry no jury verdict)")

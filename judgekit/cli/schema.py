@@ -25,6 +25,8 @@ SCHEMAS: dict[str, tuple[str, str]] = {
     "pairwise-record": ("judgekit.pairwise.report", "PairRecord"),
     "audit-verdict": ("judgekit.audit.verdict", "Verdict"),
     "audit-record": ("judgekit.audit.aggregate", "AuditRecord"),
+    "pairwise-label": ("judgekit.pairwise.gold", "GoldLabel"),
+    "calibration": ("judgekit.report.calibration", "CalibrationFile"),
     "suite": ("judgekit.runs.suites", "Suite"),
     "rubric": ("judgekit.audit.rubric", "Rubric"),
 }

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from importlib import resources
 
+from judgekit.report import calibration_view as cv
+from judgekit.report import clustering as k
 from judgekit.report import svg
 from judgekit.report.content import (
     SOURCE_F1_SENTENCE,
@@ -58,20 +60,26 @@ def _arms(summary: EvalSummary) -> str:
         return section("arms", "Arms", not_run("No results were scored."))
     results = summary.results
     names = list(arms)
+    clustered = summary.clusters is not None and summary.clusters.clustered
     rows = []
     for name, a in arms.items():
-        statuses = ", ".join(f"{k} {v}" for k, v in sorted(a.status_counts.items()))
+        statuses = ", ".join(f"{key} {v}" for key, v in sorted(a.status_counts.items()))
         unknown, upper = unknown_range(a)
         rate = f"{pct(a.pass_rate)} {interval(a.pass_rate_ci, True)}"
         rate_cell = (Raw(f"{e(rate)}<br><span class=\"muted\">{e(pct(a.pass_rate))}–"
                          f"{e(pct(upper))} with {unknown} unknown</span>") if unknown else rate)
-        rows.append([name, a.n, rate_cell, f"{num(a.f1)} {interval(a.f1_ci)}",
+        extra = [k.clustered_pass_rate(a), k.clustered_f1(a)] if clustered else []
+        rows.append([name, a.n, rate_cell, f"{num(a.f1)} {interval(a.f1_ci)}", *extra,
                      f"{num(a.f1_source)} {interval(a.f1_source_ci)}",
                      num(a.precision), num(a.recall), seconds(a.duration_median_s),
                      seconds(a.duration_p90_s), money(a.cost_total_usd), statuses])
-    tbl = table(["arm", "n", "pass rate [95% CI]", "F1 [95% CI]", "source F1 [95% CI]",
-                 "precision", "recall", "median duration", "p90 duration", "cost",
-                 "test statuses"], rows, numeric=range(1, 10))
+    extra_head = ["pass rate, clustered [95% CI]", "F1, clustered [95% CI]"] if clustered else []
+    tbl = table(["arm", "n", "pass rate [95% CI]", "F1 [95% CI]", *extra_head,
+                 "source F1 [95% CI]", "precision", "recall", "median duration",
+                 "p90 duration", "cost", "test statuses"], rows,
+                numeric=range(1, 10 + len(extra_head)))
+    cluster_text = (k.clusters_sentence(summary.clusters) if clustered
+                    else k.clusters_note(summary.clusters))
     pass_plot = svg.interval_plot(
         [(n, arms[n].pass_rate, *arms[n].pass_rate_ci) for n in names],
         title="Pass rate per arm, with 95% Wilson interval")
@@ -92,7 +100,9 @@ def _arms(summary: EvalSummary) -> str:
                for n in names for k, up in [unknown_range(arms[n])] if k]
     note = (f'<p class="note">{e("; ".join(unknown))}. Unknown: the harness claimed a '
             "result without keeping the test output that would show it.</p>" if unknown else "")
-    body = (f"{tbl}<p class=\"muted\">{e(SOURCE_F1_SENTENCE)}</p>{note}<div class=\"plots\">"
+    cluster_p = f'<p class="note" id="clusters">{e(cluster_text)}</p>' if cluster_text else ""
+    body = (f"{tbl}<p class=\"muted\">{e(SOURCE_F1_SENTENCE)}</p>{note}{cluster_p}"
+            f"<div class=\"plots\">"
             f"<figure><figcaption>Pass rate, with its 95% interval</figcaption>{pass_plot}"
             f"</figure><figure><figcaption>File-level F1: box from first to third quartile, "
             f"line at the median, one dot per result</figcaption>{f1_plot}</figure>"
@@ -111,12 +121,34 @@ def _comparisons(summary: EvalSummary) -> str:
         facts = (f"pass rate {pct(c.pass_rate_a)} vs {pct(c.pass_rate_b)}, "
                  f"paired by {c.paired_by}")
         pairing = pairing_sentence(c)
+        clustered = k.clustered_comparison_sentence(c)
         parts.append(f'<div class="comparison"><h3>{e(c.arm_a)} vs {e(c.arm_b)}</h3>'
                      f"<p>{e(pass_sentence(c))}</p>"
                      + (f"<p>{e(pairing)}</p>" if pairing else "")
                      + f"<p>{e(f1_sentence(c))}</p>"
-                     f'<p class="muted">{e(facts)}</p></div>')
+                     + (f"<p>{e(clustered)}</p>" if clustered else "")
+                     + f'<p class="muted">{e(facts)}</p></div>')
     return section("comparisons", "Paired comparison", "".join(parts))
+
+
+def _calibration(inputs: ReportInputs) -> str:
+    cal = inputs.calibration
+    if cal is None or (cal.pairwise is None and cal.audit is None):
+        return ""
+    parts = []
+    if cal.pairwise is not None:
+        p = cal.pairwise
+        parts.append(f"<p>{e(cv.pairwise_sentence(p))}</p>"
+                     + table(cv.PAIRWISE_HEADER, cv.pairwise_rows(p), numeric=range(1, 8)))
+        for name, a in [*p.judges.items(), *([("jury", p.jury)] if p.jury else [])]:
+            parts.append(f"<figure><figcaption>Confusion of {e(name)}: verdicts by rows, gold "
+                         f"labels by columns</figcaption>"
+                         + table(cv.CONFUSION_HEADER, cv.confusion_rows(a), numeric=(1, 2, 3))
+                         + (f'<p class="muted">{e(a.kappa_note)}</p>' if a.kappa_note else "")
+                         + "</figure>")
+    if cal.audit is not None:
+        parts.append(f"<p>{e(cv.audit_sentence(cal.audit))}</p>")
+    return section("calibration", "Judge calibration against labels", "".join(parts))
 
 
 def _header(inputs: ReportInputs, title: str) -> str:
@@ -140,7 +172,7 @@ def html_parts(inputs: ReportInputs, title: str = "judgekit report") -> list[str
         "<meta name=\"color-scheme\" content=\"light\">"
         f"<title>{e(title)}</title><style>{_asset('report.css')}</style></head><body><main>",
         _header(inputs, title), reliability_box(s), _warnings(inputs), _arms(s),
-        _comparisons(s), pairwise_section(inputs), audit_section(inputs),
+        _comparisons(s), pairwise_section(inputs), audit_section(inputs), _calibration(inputs),
         *tasks_section_parts(inputs),
         "</main><footer class=\"muted\">Written by judgekit. "
         "Rebuild with <code>judgekit report DIR</code>.</footer>"

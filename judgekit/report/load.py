@@ -6,8 +6,9 @@ are :class:`~judgekit.pairwise.report.PairRecord` and
 objects in memory or from the lines on disk.
 
 An output directory (``--out DIR``) holds ``summary.json`` (required), ``runs.jsonl`` (the
-loaded results, with diffs and test output), ``pairwise.jsonl`` and ``audit.jsonl``; the
-last three are optional. ``judgekit report DIR`` rebuilds the reports from these files alone.
+loaded results, with diffs and test output), ``pairwise.jsonl``, ``audit.jsonl`` and
+``calibration.json`` (what ``judgekit calibrate`` found); the last four are optional.
+``judgekit report DIR`` rebuilds the reports from these files alone.
 
 Example:
     >>> inputs = ReportInputs.of({"results": [], "arms": {}, "comparisons": [], "seed": 0})
@@ -29,6 +30,7 @@ from judgekit.audit.aggregate import AuditRecord
 from judgekit.errors import InputError
 from judgekit.io import json_lines
 from judgekit.pairwise.report import PairRecord
+from judgekit.report.calibration import CalibrationFile, read_calibration
 from judgekit.runs.load import read_jsonl
 from judgekit.runs.models import RunResult
 from judgekit.runs.validation import validate
@@ -56,6 +58,8 @@ class ReportInputs:
     runs: list[RunResult] = field(default_factory=list)
     pairwise: list[PairRecord] = field(default_factory=list)
     audit: list[AuditRecord] = field(default_factory=list)
+    #: ``calibration.json``: the verdicts measured against labels (``judgekit calibrate``).
+    calibration: CalibrationFile | None = None
     #: parts rendered ahead (diffs, test output); a cache, not data: the report is the same
     #: without it.
     prepared: PreparedParts | None = field(default=None, repr=False, compare=False)
@@ -139,4 +143,5 @@ def load_report_dir(out_dir: str | Path) -> ReportInputs:
         summary=summary,
         runs=load_runs_jsonl(runs_path) if runs_path.is_file() else [],
         pairwise=load_records(pair_path, PairRecord) if pair_path.is_file() else [],
-        audit=load_records(audit_path, AuditRecord) if audit_path.is_file() else [])
+        audit=load_records(audit_path, AuditRecord) if audit_path.is_file() else [],
+        calibration=read_calibration(out))

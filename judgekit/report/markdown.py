@@ -15,6 +15,8 @@ import re
 from typing import Any
 
 from judgekit.audit.aggregate import AuditRecord
+from judgekit.report import calibration_view as cv
+from judgekit.report import clustering as k
 from judgekit.report import content as c
 from judgekit.report import judged as j
 from judgekit.report.format import interval, money, num, pct, seconds
@@ -63,17 +65,25 @@ def _arms(summary: EvalSummary) -> list[str]:
     arms = summary.arms
     if not arms:
         return ["## Arms", "", "_No results were scored._", ""]
+    clustered = summary.clusters is not None and summary.clusters.clustered
     rows = []
     for name, a in arms.items():
-        statuses = ", ".join(f"{k} {v}" for k, v in sorted(a.status_counts.items()))
-        rows.append([name, a.n, c.pass_rate_text(a), num(a.precision), num(a.recall),
-                     f"{num(a.f1)} {interval(a.f1_ci)}",
+        statuses = ", ".join(f"{key} {v}" for key, v in sorted(a.status_counts.items()))
+        rows.append([name, a.n, c.pass_rate_text(a),
+                     *([k.clustered_pass_rate(a)] if clustered else []),
+                     num(a.precision), num(a.recall), f"{num(a.f1)} {interval(a.f1_ci)}",
+                     *([k.clustered_f1(a)] if clustered else []),
                      f"{num(a.f1_source)} {interval(a.f1_source_ci)}", seconds(a.duration_median_s),
                      seconds(a.duration_p90_s), money(a.cost_total_usd), statuses])
     lines = ["## Arms", ""] + _table(
-        ["arm", "n", "pass rate [95% CI]", "precision", "recall", "F1 [95% CI]",
+        ["arm", "n", "pass rate [95% CI]",
+         *(["pass rate, clustered [95% CI]"] if clustered else []), "precision", "recall",
+         "F1 [95% CI]", *(["F1, clustered [95% CI]"] if clustered else []),
          "source F1 [95% CI]", "median duration", "p90 duration", "cost", "test statuses"],
         rows) + [c.SOURCE_F1_SENTENCE, ""]
+    cluster_text = (k.clusters_sentence(summary.clusters) if clustered
+                    else k.clusters_note(summary.clusters))
+    lines += [cluster_text, ""] if cluster_text else []
     if any(c.unknown_range(a)[0] for a in arms.values()):
         lines += ["Unknown: the harness claimed a result without keeping the test output that "
                   "would show it; the pass rate then lies in the range shown.", ""]
@@ -97,8 +107,10 @@ def _comparisons(summary: EvalSummary) -> list[str]:
         return lines + ["_Only one arm: there is nothing to compare._", ""]
     for comp in comps:
         pairing = c.pairing_sentence(comp)
+        clustered = k.clustered_comparison_sentence(comp)
         lines += [f"**{comp.arm_a} vs {comp.arm_b}**: {c.pass_sentence(comp)} "
-                  + (f"{pairing} " if pairing else "") + c.f1_sentence(comp), ""]
+                  + (f"{pairing} " if pairing else "") + c.f1_sentence(comp)
+                  + (f" {clustered}" if clustered else ""), ""]
     return lines
 
 
@@ -266,6 +278,24 @@ def _results(inputs: ReportInputs) -> list[str]:
     return lines + (["### Diffs and test output", ""] + details if details else [])
 
 
+def _calibration(inputs: ReportInputs) -> list[str]:
+    cal = inputs.calibration
+    if cal is None or (cal.pairwise is None and cal.audit is None):
+        return []
+    lines = ["## Judge calibration against labels", ""]
+    if cal.pairwise is not None:
+        p = cal.pairwise
+        lines += [cv.pairwise_sentence(p), ""] + _table(cv.PAIRWISE_HEADER, cv.pairwise_rows(p))
+        for name, a in [*p.judges.items(), *([("jury", p.jury)] if p.jury else [])]:
+            lines += [f"Confusion of {name} (verdicts by rows, gold labels by columns):", ""]
+            lines += _table(cv.CONFUSION_HEADER, cv.confusion_rows(a))
+            if a.kappa_note:
+                lines += [f"_{a.kappa_note}_", ""]
+    if cal.audit is not None:
+        lines += [cv.audit_sentence(cal.audit), ""]
+    return lines
+
+
 def render_markdown(inputs: ReportInputs | EvalSummary | dict[str, Any]) -> str:
     """Render the report; judged sections say "not run" when their data is absent."""
     if not isinstance(inputs, ReportInputs):
@@ -278,5 +308,6 @@ def render_markdown(inputs: ReportInputs | EvalSummary | dict[str, Any]) -> str:
         lines += [f"> {note}", ""]
     lines += _reliability(s) + _warnings(inputs) + _arms(s) + _comparisons(s) + _pairwise(s)
     lines += _audit(inputs)
+    lines += _calibration(inputs)
     lines += _results(inputs)
     return "\n".join(lines)

@@ -32,7 +32,8 @@ from pathlib import Path
 
 #: Files an evaluation's output directory may hold; a new set replaces all of them.
 OUTPUT_FILES: tuple[str, ...] = ("summary.json", "results.jsonl", "runs.jsonl",
-                                 "pairwise.jsonl", "audit.jsonl", "report.md", "report.html")
+                                 "pairwise.jsonl", "audit.jsonl", "report.md", "report.html",
+                                 "calibration.json")
 
 _MARK = ".judgekit-"
 

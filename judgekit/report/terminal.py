@@ -5,6 +5,13 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from judgekit.report.clustering import (
+    clustered_comparison_sentence,
+    clustered_f1,
+    clustered_pass_rate,
+    clusters_note,
+    clusters_sentence,
+)
 from judgekit.report.content import p_value, pairing_sentence, test_name, unknown_range
 from judgekit.report.format import interval, num, pct, seconds
 from judgekit.summary import EvalSummary
@@ -37,6 +44,15 @@ def print_summary(summary: EvalSummary, console: Console | None = None,
     console.print(table)
     for line in ranges:
         console.print(line, highlight=False)
+    info = s.clusters
+    if info is not None and info.clustered:
+        console.print(clusters_sentence(info), highlight=False)
+        for name, a in s.arms.items():
+            n = a.clustered.n_clusters if a.clustered else 0
+            console.print(f"  {name}: pass rate {clustered_pass_rate(a)}, F1 {clustered_f1(a)} "
+                          f"({n} cluster{'s' if n != 1 else ''})", highlight=False)
+    elif clusters_note(info):
+        console.print(clusters_note(info), highlight=False)
     for c in s.comparisons:
         ci = c.delta_pass_rate_ci
         console.print(f"[bold]{c.arm_a} vs {c.arm_b}[/]: {c.n_paired} pairs; pass rate diff "
@@ -47,6 +63,9 @@ def print_summary(summary: EvalSummary, console: Console | None = None,
         pairing = pairing_sentence(c)
         if pairing:
             console.print(f"  {pairing}", highlight=False)
+        clustered = clustered_comparison_sentence(c)
+        if clustered:
+            console.print(f"  {clustered}", highlight=False)
     if s.warnings:
         console.print(f"[yellow]{len(s.warnings)} warning(s)[/]:")
         for w in s.warnings[:max_warnings]:

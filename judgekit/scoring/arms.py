@@ -7,6 +7,12 @@ serving model and attempt number, taken from the same run batch (run id) when on
 and counted as crossing batches otherwise. When some task has more than one pair, the tests
 work at the task level (a task's attempts are not independent): per-task pass fractions, a
 sign-flip test and a bootstrap over tasks. With one pair per task the test is exact McNemar.
+
+When tasks come from several repositories (``clusters``: task id → repository, from
+:mod:`judgekit.scoring.clusters`), each arm's intervals and each comparison's interval and
+test are given again, clustered by repository: clustered standard errors with Student's t
+on clusters - 1 degrees of freedom, and a sign-flip test over repositories of the per-task
+differences. The pairs stay the same.
 """
 
 from __future__ import annotations
@@ -18,7 +24,13 @@ from itertools import combinations
 import numpy as np
 
 from judgekit import stats
-from judgekit.scoring.models import ArmStats, Comparison, ScoredResult
+from judgekit.scoring.models import (
+    ArmClustered,
+    ArmStats,
+    Comparison,
+    ComparisonClustered,
+    ScoredResult,
+)
 
 MCNEMAR = "exact McNemar (one pair per task)"
 SIGN_FLIP = "paired sign-flip test on per-task pass fractions (several pairs per task)"
@@ -50,15 +62,40 @@ def _pass_at_k(rows: Sequence[ScoredResult]) -> dict[str, float]:
             for k in sorted({1, k_max})}
 
 
-def arm_stats(rows: Sequence[ScoredResult], seed: int) -> ArmStats:
+Clusters = dict[str, str]
+"""Task id → the repository (cluster) it comes from."""
+
+_METRICS = ("precision", "recall", "f1", "precision_source", "recall_source", "f1_source")
+
+
+def _clustered_ci(labels: Sequence[str], values: np.ndarray,
+                  bounds: tuple[float, float]) -> tuple[float, float] | None:
+    return stats.clustered_mean_ci(values, labels, bounds=bounds) if len(labels) else None
+
+
+def _arm_clustered(rows: Sequence[ScoredResult], clusters: Clusters) -> ArmClustered:
+    labels = [clusters[r.task_id] for r in rows]
+    passed = np.array([r.test_status == "passed" for r in rows], dtype=float)
+    cis: dict[str, tuple[float, float] | None] = {}
+    for name in _METRICS:
+        known = [(label, getattr(r, name)) for label, r in zip(labels, rows)
+                 if getattr(r, name) is not None]
+        cis[f"{name}_ci"] = _clustered_ci([k for k, _ in known],
+                                          np.array([v for _, v in known], dtype=float), (0, 1))
+    return ArmClustered(n_clusters=len(set(labels)),
+                        pass_rate_ci=stats.clustered_wilson_interval(passed, labels)
+                        if labels else None, **cis)
+
+
+def arm_stats(rows: Sequence[ScoredResult], seed: int,
+              clusters: Clusters | None = None) -> ArmStats:
     n = len(rows)
     statuses = Counter(r.test_status for r in rows)
     passed, unknown = statuses.get("passed", 0), statuses.get("unknown", 0)
     durations = _column(rows, "duration_s")
     costs = _column(rows, "cost_usd")
     sims = _column(rows, "diff_similarity")
-    metrics = {name: _column(rows, name) for name in
-               ("precision", "recall", "f1", "precision_source", "recall_source", "f1_source")}
+    metrics = {name: _column(rows, name) for name in _METRICS}
     return ArmStats(
         n=n,
         n_tasks=len({r.task_id for r in rows}),
@@ -81,6 +118,7 @@ def arm_stats(rows: Sequence[ScoredResult], seed: int) -> ArmStats:
         pass_at_k=_pass_at_k(rows),
         diff_similarity=_mean(sims),
         models=sorted({r.model for r in rows if r.model}),
+        clustered=_arm_clustered(rows, clusters) if clusters is not None else None,
     )
 
 
@@ -156,8 +194,29 @@ def _by_task(pairs: Sequence[Pair], values: np.ndarray) -> tuple[np.ndarray, np.
     return sums, sizes
 
 
+def _comparison_clustered(pairs: Sequence[Pair], diff: np.ndarray,
+                          with_f1: Sequence[Pair], f1_diff: np.ndarray,
+                          clusters: Clusters, seed: int) -> ComparisonClustered:
+    """The clustered interval and test of one comparison: the per-pair differences summed
+    by repository; the test flips the signs of each repository's sum of per-task mean
+    differences."""
+    labels = [clusters[x.task_id] for x, _ in pairs]
+    tasks = sorted({x.task_id for x, _ in pairs})
+    task_sums, task_sizes = _by_task(pairs, diff)
+    per_repo: dict[str, float] = defaultdict(float)
+    for task, value in zip(tasks, task_sums / task_sizes):
+        per_repo[clusters[task]] += float(value)
+    return ComparisonClustered(
+        n_clusters=len(set(labels)),
+        delta_pass_rate_ci=_clustered_ci(labels, diff, (-1, 1)),
+        delta_f1_ci=_clustered_ci([clusters[x.task_id] for x, _ in with_f1], f1_diff, (-1, 1))
+        if with_f1 else None,
+        p_value=stats.sign_flip_p(list(per_repo.values()), seed=seed)
+        if len(per_repo) > 1 else None)
+
+
 def compare(name_a: str, a: Sequence[ScoredResult], name_b: str, b: Sequence[ScoredResult], *,
-            by_model: bool, seed: int) -> Comparison:
+            by_model: bool, seed: int, clusters: Clusters | None = None) -> Comparison:
     pairs, counts = pair_results(a, b, by_model=by_model)
     n = len(pairs)
     tasks_a, tasks_b = {r.task_id for r in a}, {r.task_id for r in b}
@@ -202,6 +261,8 @@ def compare(name_a: str, a: Sequence[ScoredResult], name_b: str, b: Sequence[Sco
         "n_paired_f1": len(with_f1),
         "delta_f1": float(f1_diff.mean()) if with_f1 else None,
         "delta_f1_ci": f1_ci,
+        "clustered": _comparison_clustered(pairs, diff, with_f1, f1_diff, clusters, seed)
+        if clusters is not None else None,
     })
 
 
@@ -224,8 +285,8 @@ def _comparison_warnings(c: Comparison) -> list[str]:
     return out
 
 
-def compare_all(by_arm: dict[str, list[ScoredResult]], *, mixed_models: bool, seed: int
-                ) -> tuple[list[Comparison], list[str]]:
+def compare_all(by_arm: dict[str, list[ScoredResult]], *, mixed_models: bool, seed: int,
+                clusters: Clusters | None = None) -> tuple[list[Comparison], list[str]]:
     """Compare every two arms; arms served by different models are refused unless allowed."""
     comparisons, warnings = [], []
     for name_a, name_b in combinations(sorted(by_arm), 2):
@@ -239,7 +300,7 @@ def compare_all(by_arm: dict[str, list[ScoredResult]], *, mixed_models: bool, se
                 "pass --mixed-models to compare them anyway")
             continue
         comparison = compare(name_a, by_arm[name_a], name_b, by_arm[name_b],
-                             by_model=not mixed_models, seed=seed)
+                             by_model=not mixed_models, seed=seed, clusters=clusters)
         comparisons.append(comparison)
         warnings.extend(_comparison_warnings(comparison))
     return comparisons, warnings

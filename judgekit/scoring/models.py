@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 from judgekit.runs.models import TestStatus
@@ -15,6 +17,11 @@ class ScoredResult(BaseModel):
     arm: str
     attempt: int
     model: str | None = None
+    repo: str | None = Field(
+        None, description="The task's repository, the cluster of clustered intervals "
+                          "(see ClusterInfo.rule); None when unknown.")
+    repo_source: Literal["repo", "task id"] | None = Field(
+        None, description="What gave repo: the task's repo field, or the task id's shape.")
     precision: float | None = None
     recall: float | None = None
     f1: float | None = None
@@ -44,6 +51,59 @@ class ScoredResult(BaseModel):
     diff_similarity: float | None = None
     injection_precision: float | None = None
     injection_recall: float | None = None
+
+
+RULE = ("the task's repo field (a URL or path cut to owner/name); else the task id's shape "
+        "(SWE-bench owner__name-N gives owner/name, bobbin name-NNN gives name); else the "
+        "task is its own cluster")
+METHOD = ("clustered standard errors by repository (CR1) with Student's t on clusters - 1 "
+          "degrees of freedom, 95%; paired test: sign-flip over repositories of the per-task "
+          "differences")
+
+
+class ClusterInfo(BaseModel):
+    """How results cluster by repository, and whether intervals were clustered."""
+
+    by: str = "repository"
+    n_clusters: int = Field(description="Clusters: repositories, plus tasks of unknown "
+                                        "repository, each a cluster of its own.")
+    clustered: bool = Field(description="Whether clustered intervals were computed (tasks "
+                                        "from at least two known repositories).")
+    tasks_per_cluster: dict[str, int] = Field(
+        default_factory=dict, description="Repository → tasks from it.")
+    n_tasks_from_repo_field: int = 0
+    n_tasks_from_task_id: int = 0
+    tasks_without_repository: list[str] = Field(
+        default_factory=list, description="Tasks of unknown repository, each its own cluster.")
+    rule: str = Field(RULE, description="How a task's repository is found.")
+    method: str = METHOD
+    note: str = Field("", description="What the clustering means here, in words (one "
+                                      "cluster, few clusters).")
+
+
+class ArmClustered(BaseModel):
+    """One arm's intervals clustered by repository (Miller 2024): wider than the naive ones
+    when outcomes are correlated within a repository."""
+
+    n_clusters: int = Field(description="Clusters among the arm's results.")
+    pass_rate_ci: tuple[float, float] | None = None
+    precision_ci: tuple[float, float] | None = None
+    recall_ci: tuple[float, float] | None = None
+    f1_ci: tuple[float, float] | None = None
+    precision_source_ci: tuple[float, float] | None = None
+    recall_source_ci: tuple[float, float] | None = None
+    f1_source_ci: tuple[float, float] | None = None
+
+
+class ComparisonClustered(BaseModel):
+    """A paired comparison's interval and test clustered by repository; the pairs are the
+    same (per task)."""
+
+    n_clusters: int = Field(description="Clusters among the paired results.")
+    delta_pass_rate_ci: tuple[float, float] | None = None
+    delta_f1_ci: tuple[float, float] | None = None
+    test: str = "paired sign-flip test over repositories (sums of per-task differences)"
+    p_value: float | None = None
 
 
 class ArmStats(BaseModel):
@@ -87,6 +147,9 @@ class ArmStats(BaseModel):
         default_factory=dict, description="pass@1 and, with several attempts per task, pass@k.")
     diff_similarity: float | None = None
     models: list[str] = Field(default_factory=list)
+    clustered: ArmClustered | None = Field(
+        None, description="The intervals clustered by repository, when tasks come from "
+                          "several; the intervals above treat results as independent.")
 
 
 class Comparison(BaseModel):
@@ -129,6 +192,9 @@ class Comparison(BaseModel):
     delta_f1: float | None = None
     delta_f1_ci: tuple[float, float] | None = None
     paired_by: str = "task, serving model and attempt"
+    clustered: ComparisonClustered | None = Field(
+        None, description="The interval and test clustered by repository, when tasks come "
+                          "from several.")
 
 
 class ScoreSummary(BaseModel):
@@ -139,3 +205,6 @@ class ScoreSummary(BaseModel):
     comparisons: list[Comparison]
     warnings: list[str] = Field(default_factory=list)
     seed: int
+    clusters: ClusterInfo | None = Field(
+        None, description="The repositories the tasks come from: the clusters of the "
+                          "clustered intervals.")

@@ -9,6 +9,7 @@ from judgekit import stats
 from judgekit.diffs import DEFAULT_INFRA_PATHS, excluded_files, files_touched, is_excluded
 from judgekit.runs.models import RunResult
 from judgekit.scoring.arms import arm_stats, compare_all
+from judgekit.scoring.clusters import cluster_info, repository_of, task_clusters
 from judgekit.scoring.files import FileScores, file_scores, source_files
 from judgekit.scoring.models import ArmStats, ScoredResult, ScoreSummary
 from judgekit.scoring.outcomes import classify_result
@@ -48,9 +49,10 @@ def score_result(result: RunResult, *, exclude: Sequence[str] = DEFAULT_INFRA_PA
         source = file_scores(source_files(agent, globs), source_files(truth, globs))
     injection = (file_scores(result.injected_files, truth)
                  if result.injected_files is not None and truth is not None else None)
+    repo, repo_source = repository_of(result.task.repo, result.task_id)
     return ScoredResult.model_validate(dict(
         run_id=result.run_id, task_id=result.task_id, arm=result.arm, attempt=result.attempt,
-        model=result.model,
+        model=result.model, repo=repo, repo_source=repo_source,
         precision=scores.precision if scores else None,
         recall=scores.recall if scores else None,
         f1=scores.f1 if scores else None,
@@ -196,8 +198,11 @@ def summarise(rows: list[ScoredResult], *, mixed_models: bool = False,
     by_arm: dict[str, list[ScoredResult]] = defaultdict(list)
     for r in rows:
         by_arm[r.arm].append(r)
-    arms = {name: arm_stats(by_arm[name], seed) for name in sorted(by_arm)}
-    comparisons, refused = compare_all(by_arm, mixed_models=mixed_models, seed=seed)
+    info = cluster_info(rows)
+    clusters = task_clusters(rows) if info.clustered else None
+    arms = {name: arm_stats(by_arm[name], seed, clusters) for name in sorted(by_arm)}
+    comparisons, refused = compare_all(by_arm, mixed_models=mixed_models, seed=seed,
+                                       clusters=clusters)
     warnings = list(load_warnings) + _warnings(rows, arms) + refused
     return ScoreSummary(results=rows, arms=arms, comparisons=comparisons,
-                        warnings=warnings, seed=seed)
+                        warnings=warnings, seed=seed, clusters=info)

@@ -47,6 +47,17 @@ def test_readme_numbers_match_the_score_output(bobbin_dir):
         f"[{wb['f1_ci'][0]:.2f}, {wb['f1_ci'][1]:.2f}])",
         f"F1 is {no['f1_source']:.2f} and {wb['f1_source']:.2f}",
     ]
+    clusters, kno, kwb = data["clusters"], no["clustered"], wb["clustered"]
+    expected += [
+        f"cluster count: {clusters['n_clusters']} clusters",
+        f"({' and '.join(clusters['tasks_per_cluster'])}, from each result's",
+        f"F1 [{kno['f1_ci'][0]:.2f}, {kno['f1_ci'][1]:.2f}] and "
+        f"[{kwb['f1_ci'][0]:.2f}, {kwb['f1_ci'][1]:.2f}]",
+        f"verified pass rate [{kno['pass_rate_ci'][0]:.1%}, {kno['pass_rate_ci'][1]:.1%}] and "
+        f"[{kwb['pass_rate_ci'][0]:.1%}, {kwb['pass_rate_ci'][1]:.1%}]",
+        f"over repositories gives p = {cmp['clustered']['p_value']:.2f}",
+    ]
+    assert clusters["n_tasks_from_repo_field"] == no["n_tasks"]
     missing = [e for e in expected if e not in text]
     assert not missing, f"README 'What the example shows' is stale: {missing}"
     assert pass_rate_claims_hold(data)

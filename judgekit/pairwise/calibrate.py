@@ -1,0 +1,232 @@
+"""Meta-evaluation of pairwise judging: the judge's verdicts against gold labels.
+
+Each gold label (:mod:`judgekit.pairwise.gold`) names the better of two arms' solutions of
+a task on one dimension, or a draw. Each record of ``pairwise.jsonl`` on the same task and
+arms gives the judge's flip-and-draw verdict on that dimension; one item is one such
+(record, dimension). Items are grouped by the judge model that answered (the model of the
+record's calls), so several judges' records are compared one by one; a jury's verdict is
+compared the same way once records carry one (today ``jury`` is ``None``).
+
+Left out and counted: identical changes (a draw decided without asking any judge) and
+dimensions without a valid verdict (unscored, error). Reported per judge: accuracy (the
+share of items where the judge's verdict equals the label), Cohen's kappa over the three
+labels A / B / draw with a percentile bootstrap interval that resamples compared pairs
+(the dimensions of a pair stay together), the confusion matrix (the judge's verdict by
+rows, the label by columns), agreement excluding draws (over the items where neither the
+judge nor the label is a draw) and the same figures per dimension.
+
+Example:
+    >>> items = [Item("t1", "x", "y", "minimality", "A", "A", 0),
+    ...          Item("t2", "x", "y", "minimality", "draw", "B", 1)]
+    >>> a = agreement(items)
+    >>> a.n, a.accuracy, a.confusion["judge_draw_gold_B"], a.agreement_excluding_draws
+    (2, 0.5, 1, 1.0)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from judgekit import stats
+from judgekit.pairwise.gold import GoldSet, Label
+from judgekit.pairwise.report import PairRecord
+from judgekit.pairwise.verdict import DIMENSIONS
+
+LABELS: tuple[Label, ...] = ("A", "B", "draw")
+CI_METHOD = "percentile bootstrap over compared pairs, 95%"
+DEFAULT_JUDGE = "judge"
+
+
+class Item(NamedTuple):
+    """One dimension of one compared pair: the judge's verdict and the gold label."""
+
+    task_id: str
+    arm_a: str
+    arm_b: str
+    dimension: str
+    judge: Label
+    gold: Label
+    pair: int
+    """Which compared pair (record) the item belongs to: the bootstrap's unit."""
+
+
+class DimensionAgreement(BaseModel):
+    """Agreement on one dimension."""
+
+    n: int
+    accuracy: float | None = None
+    kappa: float | None = None
+
+
+class JudgeAgreement(BaseModel):
+    """How one judge's (or the jury's) verdicts match the gold labels."""
+
+    n: int = Field(description="Items compared: (compared pair, dimension) with both a valid "
+                               "verdict and a label.")
+    n_pairs: int = Field(0, description="Compared pairs the items come from.")
+    accuracy: float | None = Field(None, description="Share of items where the verdict "
+                                                     "equals the label.")
+    kappa: float | None = Field(None, description="Cohen's kappa over the labels A, B, draw.")
+    kappa_ci: tuple[float, float] | None = Field(None, description=CI_METHOD)
+    kappa_ci_method: str = CI_METHOD
+    kappa_note: str | None = Field(None, description="Why kappa or its interval is not "
+                                                     "given, or is rough.")
+    resamples_used: int | None = Field(None, description="Bootstrap resamples in which "
+                                                         "kappa is defined.")
+    confusion: dict[str, int] = Field(
+        default_factory=dict, description="judge_<verdict>_gold_<label> → items; verdicts "
+                                          "and labels are A, B or draw.")
+    n_decisive: int = Field(0, description="Items where neither the verdict nor the label "
+                                           "is a draw.")
+    agreement_excluding_draws: float | None = Field(
+        None, description="Share of the decisive items where verdict and label name the "
+                          "same arm.")
+    by_dimension: dict[str, DimensionAgreement] = Field(default_factory=dict)
+    disagreements: list[str] = Field(default_factory=list,
+                                     description="task / arm_a vs arm_b / dimension: "
+                                                 "verdict vs label.")
+
+
+class PairwiseCalibration(BaseModel):
+    """``judgekit calibrate`` with pairwise gold labels: per judge, and for the jury."""
+
+    kind: str = "pairwise"
+    labels_file: str = Field("", description="The label file's name.")
+    n_labels: int = Field(0, description="Labels read (blank rows left out).")
+    blank_labels: int = 0
+    judges: dict[str, JudgeAgreement] = Field(
+        default_factory=dict, description="Judge model → its agreement with the labels.")
+    jury: JudgeAgreement | None = Field(
+        None, description="The jury's verdicts against the labels, when the records carry "
+                          "a jury verdict; null otherwise.")
+    left_out: dict[str, int] = Field(
+        default_factory=dict, description="Labelled items without a judge's verdict, by "
+                                          "reason: identical (a draw decided without a "
+                                          "call), unscored, error.")
+    labels_without_verdict: list[str] = Field(
+        default_factory=list, description="Labels no compared pair matches.")
+    n_verdicts_without_label: int = Field(0, description="Valid verdict items no label "
+                                                         "covers.")
+    seed: int = stats.DEFAULT_SEED
+    resamples: int = stats.DEFAULT_RESAMPLES
+
+
+def _code(label: Label) -> int:
+    return LABELS.index(label)
+
+
+def _share(hits: int, n: int) -> float | None:
+    return hits / n if n else None
+
+
+def _kappa(items: Sequence[Item]) -> float | None:
+    m = np.zeros((3, 3))
+    for it in items:
+        m[_code(it.judge), _code(it.gold)] += 1
+    return stats.kappa_from_confusion(m)
+
+
+def _kappa_with_interval(out: JudgeAgreement, items: Sequence[Item], seed: int,
+                         resamples: int) -> None:
+    judge = {it.judge for it in items}
+    gold = {it.gold for it in items}
+    constant = [who for who, side in (("judge", judge), ("gold labels", gold)) if len(side) == 1]
+    if constant:
+        out.kappa = None if judge == gold else 0.0
+        out.kappa_note = (f"the {' and the '.join(constant)} gave every item the same label: "
+                          + ("kappa is undefined" if out.kappa is None
+                             else "kappa is 0 by construction") + "; no interval")
+        return
+    out.kappa = _kappa(items)
+    out.kappa_ci, out.resamples_used = stats.kappa_bootstrap_ci(
+        [_code(it.judge) for it in items], [_code(it.gold) for it in items],
+        [it.pair for it in items], k=len(LABELS), seed=seed, resamples=resamples)
+    if out.n_pairs < 10:
+        out.kappa_note = (f"only {out.n_pairs} compared pairs: the interval is wide and rough")
+
+
+def agreement(items: Sequence[Item], *, seed: int = stats.DEFAULT_SEED,
+              resamples: int = stats.DEFAULT_RESAMPLES) -> JudgeAgreement:
+    """Accuracy, kappa with its interval, confusion matrix and agreement excluding draws."""
+    n = len(items)
+    hits = sum(it.judge == it.gold for it in items)
+    decisive = [it for it in items if it.judge != "draw" and it.gold != "draw"]
+    cells = Counter(f"judge_{it.judge}_gold_{it.gold}" for it in items)
+    out = JudgeAgreement(
+        n=n, n_pairs=len({it.pair for it in items}), accuracy=_share(hits, n),
+        confusion={f"judge_{j}_gold_{g}": cells.get(f"judge_{j}_gold_{g}", 0)
+                   for j in LABELS for g in LABELS},
+        n_decisive=len(decisive),
+        agreement_excluding_draws=_share(sum(it.judge == it.gold for it in decisive),
+                                         len(decisive)),
+        disagreements=[f"{it.task_id} / {it.arm_a} vs {it.arm_b} / {it.dimension}: judge "
+                       f"{it.judge}, gold {it.gold}" for it in items if it.judge != it.gold])
+    for dim in DIMENSIONS:
+        of_dim = [it for it in items if it.dimension == dim]
+        if of_dim:
+            out.by_dimension[dim] = DimensionAgreement(
+                n=len(of_dim), accuracy=_share(sum(it.judge == it.gold for it in of_dim),
+                                               len(of_dim)),
+                kappa=_kappa(of_dim))
+    if n:
+        _kappa_with_interval(out, items, seed, resamples)
+    return out
+
+
+def judge_of(record: PairRecord, default: str = DEFAULT_JUDGE) -> str:
+    """The judge model that answered a record's calls (``default`` when none is named)."""
+    models = {o.model for o in record.orders if o.model and o.state == "valid"}
+    return models.pop() if len(models) == 1 else default
+
+
+def _verdict(record: PairRecord, dim: str) -> Label:
+    winner = record.dimensions[dim].winner
+    return "A" if winner == record.arm_a else "B" if winner == record.arm_b else "draw"
+
+
+def _label_name(key: tuple[str, str, str, str]) -> str:
+    task, a, b, dim = key
+    return f"{task} / {a} vs {b} / {dim}"
+
+
+def calibrate_pairwise(records: Sequence[PairRecord], gold: GoldSet, *,
+                       default_judge: str = DEFAULT_JUDGE, labels_file: str = "",
+                       seed: int = stats.DEFAULT_SEED,
+                       resamples: int = stats.DEFAULT_RESAMPLES) -> PairwiseCalibration:
+    """Compare each judge's pairwise verdicts with the gold labels."""
+    by_judge: dict[str, list[Item]] = {}
+    left_out: Counter[str] = Counter()
+    matched: set[tuple[str, str, str, str]] = set()
+    unlabelled = 0
+    for index, rec in enumerate(records):
+        a, b = sorted((rec.arm_a, rec.arm_b))
+        for dim in DIMENSIONS:
+            if dim not in rec.dimensions:
+                continue
+            key = (rec.task_id, a, b, dim)
+            label = gold.labels.get(key)
+            state = rec.dimensions[dim].state
+            if label is None:
+                unlabelled += state == "valid" and not rec.identical
+                continue
+            matched.add(key)
+            if rec.identical:
+                left_out["identical"] += 1
+            elif state != "valid":
+                left_out[state] += 1
+            else:
+                by_judge.setdefault(judge_of(rec, default_judge), []).append(Item(
+                    rec.task_id, rec.arm_a, rec.arm_b, dim, _verdict(rec, dim),
+                    label.label_for(rec.arm_a, rec.arm_b), index))
+    return PairwiseCalibration(
+        labels_file=labels_file, n_labels=len(gold.labels), blank_labels=gold.blank,
+        judges={name: agreement(items, seed=seed, resamples=resamples)
+                for name, items in sorted(by_judge.items())},
+        jury=None, left_out=dict(sorted(left_out.items())),
+        labels_without_verdict=[_label_name(k) for k in sorted(set(gold.labels) - matched)],
+        n_verdicts_without_label=unlabelled, seed=seed, resamples=resamples)

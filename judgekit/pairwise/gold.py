@@ -1,0 +1,161 @@
+"""Pairwise gold labels: a person's verdict on one dimension of two arms' solutions.
+
+A label file is a CSV with the columns ``task_id,arm_a,arm_b,dimension,label`` (more
+columns, such as a ``note``, are kept out of the way), or JSON lines with the same keys.
+``label`` is ``A`` (arm_a's solution is better), ``B`` (arm_b's) or ``draw``, in any case;
+a blank label is a row not labelled yet: skipped and counted. The same comparison
+labelled twice must agree (the arms may be given in either order; ``A`` and ``B`` then
+swap). ``judgekit schema pairwise-label`` prints the JSON Schema of one label.
+
+Example:
+    >>> g = GoldLabel(task_id="flask-001", arm_a="x", arm_b="y", dimension="minimality",
+    ...               label="B")
+    >>> g.key(), g.label_for("y", "x")
+    (('flask-001', 'x', 'y', 'minimality'), 'A')
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from judgekit.errors import InputError
+from judgekit.pairwise.verdict import DIMENSIONS
+
+Label = Literal["A", "B", "draw"]
+COLUMNS: tuple[str, ...] = ("task_id", "arm_a", "arm_b", "dimension", "label")
+Key = tuple[str, str, str, str]
+"""(task id, arm a, arm b, dimension), arms in sorted order."""
+
+_SWAP: dict[str, Label] = {"A": "B", "B": "A", "draw": "draw"}
+
+
+class GoldLabel(BaseModel):
+    """One gold label: which of two arms' solutions of a task is better on one dimension."""
+
+    model_config = ConfigDict(extra="ignore", title="PairwiseGoldLabel")
+
+    task_id: str = Field(min_length=1)
+    arm_a: str = Field(min_length=1)
+    arm_b: str = Field(min_length=1)
+    dimension: Literal["consistency", "completeness", "minimality"]
+    label: Label = Field(description="A: arm_a's solution is better; B: arm_b's; draw: "
+                                     "neither is clearly better.")
+    note: str | None = Field(None, description="Why, for the next reader (not used).")
+
+    def key(self) -> Key:
+        """The comparison labelled, arms in sorted order."""
+        a, b = sorted((self.arm_a, self.arm_b))
+        return (self.task_id, a, b, self.dimension)
+
+    def label_for(self, arm_a: str, arm_b: str) -> Label:
+        """The label with ``arm_a`` as A: swapped when the file names the arms the other way."""
+        return self.label if (arm_a, arm_b) == (self.arm_a, self.arm_b) else _SWAP[self.label]
+
+
+@dataclass
+class GoldSet:
+    """The labels of one file, one per comparison; rows read, and rows left blank."""
+
+    labels: dict[Key, GoldLabel]
+    rows: int
+    blank: int = 0
+
+
+def is_pairwise_labels(path: str | Path) -> bool:
+    """True when ``path`` is a pairwise label file: JSON lines, or a CSV whose header has
+    any of the ``arm_a``, ``arm_b`` and ``dimension`` columns (a missing one is then
+    reported by :func:`read_gold`)."""
+    p = Path(path)
+    if p.suffix.casefold() in (".jsonl", ".ndjson"):
+        return True
+    try:
+        with p.open(newline="", encoding="utf-8") as fh:
+            header = next(csv.reader(fh), [])
+    except (OSError, UnicodeDecodeError):
+        return False
+    return bool({"arm_a", "arm_b", "dimension"} & {h.strip() for h in header})
+
+
+def _normalise(row: dict[str, object]) -> dict[str, object]:
+    out = {k.strip(): v.strip() if isinstance(v, str) else v for k, v in row.items() if k}
+    label = out.get("label")
+    if isinstance(label, str) and label.casefold() in ("a", "b", "draw"):
+        out["label"] = label.upper() if label.casefold() != "draw" else "draw"
+    return out
+
+
+def _label(row: dict[str, object], path: Path, where: str) -> GoldLabel:
+    try:
+        return GoldLabel.model_validate(row)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(x) for x in err["loc"]) or None
+        value = row.get(field) if field else None
+        reason = (f"{value!r} is not A, B or draw" if field == "label" and value is not None
+                  else f"{value!r} is not one of {', '.join(DIMENSIONS)}"
+                  if field == "dimension" and value is not None
+                  else "missing" if err["type"] == "missing" else err["msg"])
+        raise InputError(path, f"{where}: {field}" if field else where, reason) from None
+
+
+def _rows(path: Path) -> list[tuple[int, dict[str, object]]]:
+    """(line number, row) of a CSV or JSON-lines label file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise InputError(path, None, "not UTF-8 text") from None
+    if path.suffix.casefold() in (".jsonl", ".ndjson"):
+        rows = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(path, f"line {n}", f"malformed JSON ({exc.msg})") from None
+            if not isinstance(obj, dict):
+                raise InputError(path, f"line {n}", "expected a JSON object")
+            rows.append((n, obj))
+        return rows
+    reader = csv.DictReader(text.splitlines())
+    header = [h.strip() for h in reader.fieldnames or []]
+    missing = [c for c in COLUMNS if c not in header]
+    if missing:
+        raise InputError(path, "header", f"missing column(s) {', '.join(missing)}")
+    return [(n, dict(row)) for n, row in enumerate(reader, 2)]
+
+
+def read_gold(path: str | Path) -> GoldSet:
+    """Read a pairwise label file; any fault is an :class:`InputError` naming the line and
+    the field."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(p, None, "labels file not found")
+    labels: dict[Key, tuple[int, GoldLabel]] = {}
+    rows = blank = 0
+    for n, raw in _rows(p):
+        rows += 1
+        row = _normalise(raw)
+        if row.get("label") in ("", None) and "label" in row:
+            blank += 1
+            continue
+        label = _label(row, p, f"line {n}")
+        if label.arm_a == label.arm_b:
+            raise InputError(p, f"line {n}: arm_b", "names the same arm as arm_a")
+        seen = labels.get(label.key())
+        if seen is not None:
+            first_line, first = seen
+            if first.label_for(label.arm_a, label.arm_b) != label.label:
+                raise InputError(p, f"line {n}: label", f"contradicts line {first_line} "
+                                 "(the same comparison labelled differently)")
+            continue
+        labels[label.key()] = (n, label)
+    return GoldSet(labels={k: v for k, (_, v) in labels.items()}, rows=rows, blank=blank)

@@ -1,0 +1,64 @@
+"""What the reports show of ``calibration.json``: the same rows in Markdown and HTML.
+
+Example:
+    >>> from judgekit.pairwise.calibrate import Item, PairwiseCalibration, agreement
+    >>> cal = PairwiseCalibration(labels_file="gold.csv", n_labels=1, judges={
+    ...     "m": agreement([Item("t", "x", "y", "minimality", "A", "A", 0)])})
+    >>> pairwise_rows(cal)[0][:3]
+    ['m', 1, '100.0%']
+"""
+
+from __future__ import annotations
+
+from judgekit.audit.calibrate import Calibration
+from judgekit.pairwise.calibrate import LABELS, JudgeAgreement, PairwiseCalibration
+from judgekit.report.format import interval, num, pct
+
+PAIRWISE_HEADER = ["judge", "items", "accuracy", "Cohen's kappa [95% CI]",
+                   "agreement excluding draws", *(f"{d}: accuracy" for d in
+                                                  ("consistency", "completeness",
+                                                   "minimality"))]
+CONFUSION_HEADER = ["verdict / gold", *LABELS]
+
+
+def _kappa(kappa: float | None, ci: tuple[float, float] | None) -> str:
+    return f"{num(kappa)} {interval(ci)}" if ci else num(kappa)
+
+
+def _row(name: str, a: JudgeAgreement) -> list[object]:
+    dims = [pct(a.by_dimension[d].accuracy) if d in a.by_dimension else "–"
+            for d in ("consistency", "completeness", "minimality")]
+    return [name, a.n, pct(a.accuracy), _kappa(a.kappa, a.kappa_ci),
+            f"{pct(a.agreement_excluding_draws)} of {a.n_decisive}", *dims]
+
+
+def pairwise_rows(cal: PairwiseCalibration) -> list[list[object]]:
+    """One row per judge, then the jury's when there is one."""
+    rows = [_row(name, a) for name, a in cal.judges.items()]
+    if cal.jury is not None:
+        rows.append(_row("jury", cal.jury))
+    return rows
+
+
+def confusion_rows(a: JudgeAgreement) -> list[list[object]]:
+    """The judge's verdicts by rows, the gold labels by columns."""
+    return [[j, *(a.confusion.get(f"judge_{j}_gold_{g}", 0) for g in LABELS)] for j in LABELS]
+
+
+def pairwise_sentence(cal: PairwiseCalibration) -> str:
+    """Where the labels came from and what was left out."""
+    left = ", ".join(f"{n} {why}" for why, n in cal.left_out.items())
+    text = (f"Pairwise verdicts against {cal.n_labels} gold labels"
+            + (f" of {cal.labels_file}" if cal.labels_file else "")
+            + f" ({len(cal.labels_without_verdict)} without a verdict"
+            + (f"; left out: {left}" if left else "") + "). Accuracy is the share of "
+            "(pair, dimension) items where the verdict equals the label; kappa corrects it "
+            "for chance over A, B and draw.")
+    return text + ("" if cal.jury is not None else " No jury verdict in these records.")
+
+
+def audit_sentence(cal: Calibration) -> str:
+    """The audit calibration in one sentence."""
+    return (f"Audit verdicts against human labels on {cal.n} tasks: agreement "
+            f"{pct(cal.agreement)}, Cohen's kappa {_kappa(cal.kappa, cal.kappa_ci)}"
+            + (f" ({cal.kappa_note})" if cal.kappa_note else "") + ".")
