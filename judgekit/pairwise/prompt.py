@@ -1,8 +1,10 @@
 """Render the pairwise prompt from ``prompts/pairwise_system.md`` and ``pairwise_item.md``.
 
 The system part is static (role, dimensions, output format, untrusted-data rule), so the
-provider can cache it. The item part carries the task, each solution's test outcome and
-the two diffs, each fenced with a fence longer than any backtick run inside it.
+provider can cache it. The item part carries first what both orders share (the task, the
+reference fix, the code context), then each solution's test outcome and diff, each fenced
+with a fence longer than any backtick run inside it: the two orders of a pair differ only
+in that last part (:func:`shared_length`), and their common prefix is cached.
 
 Example:
     >>> fence("x = 1", "diff")
@@ -13,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 from string import Template
@@ -181,6 +184,15 @@ def fitted_orders(pair: PlannedPair, max_chars: int, *, reference: str | None = 
 def _swapped(fields: dict[str, str]) -> dict[str, str]:
     return {**fields, "outcome_a": fields["outcome_b"], "outcome_b": fields["outcome_a"],
             "diff_a": fields["diff_b"], "diff_b": fields["diff_a"]}
+
+
+def shared_length(first: str, second: str) -> int:
+    """Characters at the start of both prompts that are the same, up to the end of the last
+    whole line they share: the stable prefix of the two orders of a pair."""
+    n = len(os.path.commonprefix([first, second]))
+    if n == len(first) == len(second):
+        return n
+    return first.rfind("\n", 0, n) + 1
 
 
 def render_orders(pair: PlannedPair, *, reference: str | None = None,
