@@ -42,7 +42,7 @@ _LONGER_MINIMUM = (("claude-opus-4-5", 4_096), ("claude-haiku-4-5", 4_096),
 def min_cacheable_tokens(model_name: str) -> int:
     """The fewest tokens a prefix must have for ``model_name``'s server to cache it."""
     for prefix, tokens in _LONGER_MINIMUM:
-        if model_name.startswith(prefix):
+        if prefix in model_name:  # also a Bedrock or Vertex id (anthropic.claude-...)
             return tokens
     return MIN_CACHEABLE_TOKENS
 

@@ -262,3 +262,45 @@ def test_small_prefixes_are_not_cached_by_the_simulated_server(server: FakeAPISe
          for i in range(3)])
     assert all(o.usage.cache_read_tokens == o.usage.cache_write_tokens == 0 for o in outs)
     assert sum(o.cost_usd for o in outs) > 0
+
+
+@pytest.mark.parametrize("model", ["bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0",
+                                   "vertex:claude-sonnet-4-5@20250929"])
+def test_bedrock_and_vertex_mark_the_same_prefix(model: str,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from judgekit.engine.config import EngineConfig
+    from judgekit.engine.providers import make_provider
+
+    for name, value in (("AWS_REGION", "us-east-1"), ("AWS_ACCESS_KEY_ID", "x"),
+                        ("AWS_SECRET_ACCESS_KEY", "y"), ("CLOUD_ML_REGION", "us-east5"),
+                        ("ANTHROPIC_VERTEX_PROJECT_ID", "p"),
+                        ("ANTHROPIC_VERTEX_ACCESS_TOKEN", "t")):
+        monkeypatch.setenv(name, value)
+    provider: Any = make_provider(EngineConfig(model=model, base_url="http://127.0.0.1:9"))
+    [one, two] = _group(1, 2)
+    bodies = [provider._body(r, provider.start(r)) for r in (one, two)]
+    assert [_prefix(b) for b in bodies][0] == _prefix(bodies[1])
+    assert all(len(_marked(b)) == 2 for b in bodies)
+    off: Any = make_provider(EngineConfig(model=model, base_url="http://127.0.0.1:9",
+                                          prompt_cache=False))
+    assert "cache_control" not in json.dumps(off._body(one, off.start(one)))
+
+
+def test_pairs_cut_to_fit_a_window_keep_a_shared_prefix() -> None:
+    from judgekit.pairwise.options import PairwiseOptions
+    from judgekit.pairwise.pairs import collect, plan_pairs
+    from judgekit.pairwise.run import build_requests
+    from judgekit.scoring import score
+
+    long_diff = diff("A") + "".join(f"+    x{i} = {i}\n" for i in range(400))
+    runs = [result("t1", "a", long_diff, description=LONG), result("t1", "b", diff("B"))]
+    tasks, _ = collect(runs, score(runs).results)
+    one, two = build_requests(plan_pairs(tasks)[0], PairwiseOptions(reference=True), None)
+    assert one.prefix == two.prefix and "## Reference fix" in one.prefix
+    assert one.shared > len(LONG) and "Test outcome" not in one.prefix
+    assert one.fit is not None and two.fit is not None
+    cut = [r.fit(len(one.system) + len(one.prompt) * 3 // 4) for r in (one, two)]
+    assert cut[0] is not None and cut[1] is not None
+    assert cut[0].prefix == cut[1].prefix and cut[0].shared > len(LONG)
+    assert len(cut[0].prompt) < len(one.prompt)
+    assert cut[0].prompt[cut[0].shared:] != cut[1].prompt[cut[1].shared:]

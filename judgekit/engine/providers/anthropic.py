@@ -41,7 +41,11 @@ from judgekit.engine.structured import extract_json
 from judgekit.engine.types import JudgeRequest, Usage
 
 _TOOL_DESCRIPTION = "Submit the verdict object."
-_EPHEMERAL = {"type": "ephemeral"}
+
+
+def _marker() -> dict[str, str]:
+    """``cache_control`` of a block that ends a cacheable prefix."""
+    return {"type": "ephemeral"}
 
 
 class AnthropicProvider:
@@ -70,8 +74,8 @@ class AnthropicProvider:
         if not self._cache or not head.strip():
             return req.prompt
         if not tail.strip():  # the API refuses a block of nothing but white space
-            return [{"type": "text", "text": req.prompt, "cache_control": _EPHEMERAL}]
-        return [{"type": "text", "text": head, "cache_control": _EPHEMERAL},
+            return [{"type": "text", "text": req.prompt, "cache_control": _marker()}]
+        return [{"type": "text", "text": head, "cache_control": _marker()},
                 {"type": "text", "text": tail}]
 
     def _body(self, req: JudgeRequest, messages: list[dict[str, Any]],
@@ -87,7 +91,7 @@ class AnthropicProvider:
         if req.system:
             block: dict[str, Any] = {"type": "text", "text": req.system}
             if self._cache:
-                block["cache_control"] = _EPHEMERAL
+                block["cache_control"] = _marker()
             body["system"] = [block]
         return body
 
