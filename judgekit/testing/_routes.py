@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from judgekit.testing.prompt_cache import PromptCache
+from judgekit.testing.prompt_cache import AutoPrefixCache, PromptCache, openai_tokens
 from judgekit.testing.replies import (
     Reply,
     anthropic_body,
@@ -48,6 +48,7 @@ class Batch:
 @dataclass
 class State:
     prompt_cache: PromptCache = field(default_factory=PromptCache)
+    auto_prefix_cache: AutoPrefixCache = field(default_factory=AutoPrefixCache)
     model_calls: int = 0
     batches: dict[str, Batch] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)
@@ -110,6 +111,10 @@ def answer_body(server: FakeAPIServer, api: str, body: dict[str, Any],
         return reply, error_body(api, reply)
     if api == "anthropic":
         payload = anthropic_body(body, reply, server.state.prompt_cache, answered_in)
+    elif server.openai_prefix_cache:
+        sim = server.state.auto_prefix_cache
+        payload = openai_body(body, reply, (openai_tokens(body),
+                                            sim.cached_tokens(body, answered_in)))
     else:
         payload = openai_body(body, reply)
     if not reply.drop:

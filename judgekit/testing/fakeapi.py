@@ -87,11 +87,15 @@ class FakeAPIServer:
             ``cache_creation_input_tokens`` come from its simulated prompt cache).
         cache_min_tokens: the shortest prefix the simulated Anthropic prompt cache keeps
             (the real API's is 1,024 tokens or more; 0 caches any marked prefix).
+        openai_prefix_cache: Chat Completions answers report ``cached_tokens`` from a
+            simulated automatic prefix cache (OpenAI's: 1,024 tokens on, steps of 128)
+            unless a reply fixes its usage.
     """
 
     def __init__(self, responder: Responder | None = None, *, latency: float = 0.0,
                  batch_polls: int = 1, port: int = 0, dialect: Dialect | None = None,
-                 model_name: str = "local-model", cache_min_tokens: int = 0) -> None:
+                 model_name: str = "local-model", cache_min_tokens: int = 0,
+                 openai_prefix_cache: bool = False) -> None:
         self.responder = responder
         self.dialect = dialect
         self.model_name = model_name
@@ -104,6 +108,7 @@ class FakeAPIServer:
         self.batch_items: list[tuple[str, dict[str, Any]]] = []
         self.state = _routes.State()
         self.state.prompt_cache.min_tokens = cache_min_tokens
+        self.openai_prefix_cache = openai_prefix_cache
         self.usages: list[tuple[str, dict[str, int]]] = []
         self._port = port
         self._loop: asyncio.AbstractEventLoop | None = None

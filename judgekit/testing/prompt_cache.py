@@ -10,6 +10,9 @@ that request has been answered: two requests sent together both write it.
 
 Tokens are counted as a quarter of the characters of each block, rounded up.
 
+:class:`AutoPrefixCache` plays OpenAI's automatic prompt caching instead: no marker, the
+longest prefix of the prompt seen before is read, from 1,024 tokens on, in steps of 128.
+
 Example:
     >>> sim = PromptCache(min_tokens=2)
     >>> marked = {"type": "text", "text": "x" * 40, "cache_control": {"type": "ephemeral"}}
@@ -85,3 +88,56 @@ class PromptCache:
             if t > read:
                 self._ready[key] = min(self._ready.get(key, float("inf")), now + answered_in)
         return total - read - write, read, write
+
+
+#: OpenAI's automatic caching: the shortest prefix it keeps, and the step it grows by.
+AUTO_MIN_TOKENS = 1_024
+AUTO_STEP_TOKENS = 128
+
+
+def _openai_text(body: dict[str, Any]) -> str:
+    """A Chat Completions request as the text its prefix cache sees: schemas and tools,
+    then each message's role and content."""
+    parts = [json.dumps(body.get("tools"), sort_keys=True),
+             json.dumps(body.get("response_format"), sort_keys=True)]
+    for message in body.get("messages") or []:
+        content = message.get("content")
+        text = content if isinstance(content, str) else json.dumps(content, sort_keys=True)
+        parts.append(f"\x00{message.get('role', '')}\x00{text}")
+    return "".join(parts)
+
+
+def openai_tokens(body: dict[str, Any]) -> int:
+    """The prompt tokens of a Chat Completions request, counted as the cache counts them."""
+    return _tokens(_openai_text(body))
+
+
+class AutoPrefixCache:
+    """OpenAI's automatic prefix caching, as the fake API plays it (opt-in).
+
+    Example:
+        >>> sim = AutoPrefixCache()
+        >>> body = {"messages": [{"role": "user", "content": "x" * 8000}]}
+        >>> sim.cached_tokens(body), sim.cached_tokens(body)
+        (0, 1920)
+    """
+
+    def __init__(self) -> None:
+        self._ready: dict[str, float] = {}
+
+    def cached_tokens(self, body: dict[str, Any], answered_in: float = 0.0) -> int:
+        text = _openai_text(body)
+        digest = hashlib.sha256(str(body.get("model", "")).encode())
+        now = time.monotonic()
+        read, at = 0, 0
+        tokens = AUTO_MIN_TOKENS
+        while tokens * 4 <= len(text):
+            digest.update(text[at:tokens * 4].encode())
+            at = tokens * 4
+            key = digest.copy().hexdigest()
+            if self._ready.get(key, now + 1) <= now:
+                read = tokens
+            else:
+                self._ready[key] = min(self._ready.get(key, float("inf")), now + answered_in)
+            tokens += AUTO_STEP_TOKENS
+        return read

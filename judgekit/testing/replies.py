@@ -246,8 +246,10 @@ def anthropic_body(body: dict[str, Any], reply: Reply, cache: PromptCache,
             "stop_sequence": None, "usage": usage}
 
 
-def openai_body(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
-    """An OpenAI ``ChatCompletion`` for ``reply`` (a function call when one is forced)."""
+def openai_body(body: dict[str, Any], reply: Reply,
+                prefix: tuple[int, int] | None = None) -> dict[str, Any]:
+    """An OpenAI ``ChatCompletion`` for ``reply`` (a function call when one is forced);
+    ``prefix``: ``(prompt tokens, cached tokens)`` of the simulated automatic prefix cache."""
     n = next(_ids)
     message: dict[str, Any] = {"role": "assistant", "content": None}
     forced = (body.get("tool_choice") or {}) if isinstance(body.get("tool_choice"), dict) else {}
@@ -260,6 +262,8 @@ def openai_body(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
         finish = "stop"
     cached = reply.usage.get("cache_read_tokens", 0)
     prompt = reply.usage.get("input_tokens", max(1, len(json.dumps(body.get("messages"))) // 4))
+    if prefix is not None and not reply.usage:
+        prompt, cached = max(1, prefix[0] - prefix[1]), prefix[1]
     completion = reply.usage.get("output_tokens", max(1, len(json.dumps(message)) // 4))
     return {"id": f"chatcmpl-{n:08d}", "object": "chat.completion", "created": 1700000000,
             "model": body.get("model", ""),

@@ -304,3 +304,19 @@ def test_pairs_cut_to_fit_a_window_keep_a_shared_prefix() -> None:
     assert cut[0].prefix == cut[1].prefix and cut[0].shared > len(LONG)
     assert len(cut[0].prompt) < len(one.prompt)
     assert cut[0].prompt[cut[0].shared:] != cut[1].prompt[cut[1].shared:]
+
+
+def test_openai_automatic_prefix_cache_is_read_by_the_second_order(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    with FakeAPIServer(prefers("GOOD"), openai_prefix_cache=True, latency=0.1) as server:
+        proc = judgekit("judge", _pair_runs(tmp_path), "--no-similarity", "--no-audit",
+                        "--judge", "openai:gpt-4.1-mini", "--no-cache", "--out", out,
+                        env=_env(server, tmp_path))
+        usages = [u for api, u in server.usages if api == "openai"]
+    assert proc.returncode == 0, proc.stderr
+    cached = [u["prompt_tokens_details"]["cached_tokens"] for u in usages]
+    assert sum(c > 0 for c in cached) >= 3, "each pair's second order reads the first's prefix"
+    judge = json.loads((out / "summary.json").read_text())["judge"]
+    assert judge["cache_read_tokens"] == sum(cached)
+    assert judge["input_tokens"] == sum(u["prompt_tokens"] for u in usages) - sum(cached)
+    assert judge["local"]  # a loopback OpenAI-compatible server: free, so no dollars here
