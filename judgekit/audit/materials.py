@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import uuid
 from dataclasses import dataclass, field
 from string import Template
 
@@ -31,10 +32,6 @@ MATERIAL_WEIGHT = 2.0
 _MATERIAL = "material:"
 #: Tokens kept back for the template's fixed text and the answer's overhead.
 RESERVE_TOKENS = 600
-
-
-#: stands for the sample's note while the prompt is rendered, to find where it goes.
-_SAMPLE_MARK = "\x00sample-note\x00"
 
 
 @dataclass
@@ -136,17 +133,18 @@ def gather_materials(run: RunResult, scored: ScoredResult | None, *, budget_toke
     tests_run = scored.tests_run if scored and scored.tests_run is not None else "unknown"
     k, n = sample
     cut = "".join(f"- Note: {note}\n" for note in notes)
+    mark = f"\x00{uuid.uuid4().hex}\x00"  # where the sample's note goes: no material holds it
     rendered = load_template("audit_item.md").safe_substitute(
         task_id=run.task_id, arm=run.arm, attempt=run.attempt, test_status=status,
         test_reason=reason, tests_run=tests_run, harness_status=run.harness_status,
         cut_notes=cut, test_command=fence("test command", run.task.test_command),
-        sample_note=_SAMPLE_MARK,
+        sample_note=mark,
         benchmark_verdict=_verdict_line(run),
         materials="\n\n".join(shown) if shown else "(no other materials recorded)",
         **blocks)
     note = f"\n(This is independent judgement {k} of {n} of this result.)\n" if n > 1 else ""
-    at = rendered.find(_SAMPLE_MARK)
-    prompt = rendered.replace(_SAMPLE_MARK, note)
+    at = rendered.find(mark)
+    prompt = rendered.replace(mark, note)
     sources = [v for v in raw.values() if v] + [run.task.test_command or "", reason]
     return Materials(prompt=prompt, sources=sources, cut_notes=notes,
                      shared=len(prompt) if at < 0 else at)
