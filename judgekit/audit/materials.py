@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import uuid
 from dataclasses import dataclass, field
 from string import Template
 
@@ -35,11 +36,16 @@ RESERVE_TOKENS = 600
 
 @dataclass
 class Materials:
-    """The per-item prompt, the raw texts quotes are checked against, and what was cut."""
+    """The per-item prompt, the raw texts quotes are checked against, and what was cut.
+
+    ``shared`` is how many characters at the start of ``prompt`` every sample of the item
+    has in common: everything before the sample's note (the prompt's cacheable prefix).
+    """
 
     prompt: str
     sources: list[str] = field(default_factory=list)
     cut_notes: list[str] = field(default_factory=list)
+    shared: int = 0
 
     @property
     def tokens(self) -> int:
@@ -127,14 +133,18 @@ def gather_materials(run: RunResult, scored: ScoredResult | None, *, budget_toke
     tests_run = scored.tests_run if scored and scored.tests_run is not None else "unknown"
     k, n = sample
     cut = "".join(f"- Note: {note}\n" for note in notes)
-    prompt = load_template("audit_item.md").safe_substitute(
+    mark = f"\x00{uuid.uuid4().hex}\x00"  # where the sample's note goes: no material holds it
+    rendered = load_template("audit_item.md").safe_substitute(
         task_id=run.task_id, arm=run.arm, attempt=run.attempt, test_status=status,
         test_reason=reason, tests_run=tests_run, harness_status=run.harness_status,
         cut_notes=cut, test_command=fence("test command", run.task.test_command),
-        sample_note=(f"\n(This is independent judgement {k} of {n} of this result.)\n"
-                     if n > 1 else ""),
+        sample_note=mark,
         benchmark_verdict=_verdict_line(run),
         materials="\n\n".join(shown) if shown else "(no other materials recorded)",
         **blocks)
+    note = f"\n(This is independent judgement {k} of {n} of this result.)\n" if n > 1 else ""
+    at = rendered.find(mark)
+    prompt = rendered.replace(mark, note)
     sources = [v for v in raw.values() if v] + [run.task.test_command or "", reason]
-    return Materials(prompt=prompt, sources=sources, cut_notes=notes)
+    return Materials(prompt=prompt, sources=sources, cut_notes=notes,
+                     shared=len(prompt) if at < 0 else at)

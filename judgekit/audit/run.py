@@ -119,7 +119,7 @@ def system_prompt(rubric: Rubric) -> str:
 
 def _request(m: Materials, *, key: str, system: str, schema: dict[str, Any], rubric: Rubric,
              fit: Any = None) -> JudgeRequest:
-    return JudgeRequest(key=key, system=system, prompt=m.prompt, schema=schema,
+    return JudgeRequest(key=key, system=system, prompt=m.prompt, schema=schema, shared=m.shared,
                         check=partial(logical_problems, rubric=rubric),
                         soft_check=partial(evidence_problems, sources=m.sources), fit=fit)
 

@@ -67,6 +67,10 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--no-cache", action="store_true", help="neither read nor write the verdict cache")
     g.add_argument("--retry-unscored", action="store_true",
                    help="ask again for items a cached run left unscored (no valid verdict)")
+    g.add_argument("--no-prompt-cache", action="store_true",
+                   help="do not mark prompts for the provider's prompt cache (Anthropic's "
+                        "cache_control), nor send the first request of each pair or audited "
+                        "result ahead of the others")
     g.add_argument("--dry-run", action="store_true", help="print calls and estimated cost; call nothing")
     g.add_argument("--max-cost", metavar="USD",
                    help="cost cap: a call is sent only if the spend so far plus its worst-case "
@@ -135,6 +139,7 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig | None:
         "batch": bool(getattr(args, "batch", False)),
         "structured_output": getattr(args, "structured_output", None) or "auto",
         "context_window": window,
+        "prompt_cache": not getattr(args, "no_prompt_cache", False),
     }
     for key, value in (("concurrency", concurrency), ("max_tries", max_tries),
                        ("timeout", timeout)):

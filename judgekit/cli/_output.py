@@ -103,10 +103,15 @@ def judge_line(judge: JudgeRun) -> str:
     if judge.context.window_tokens:
         window = (f"; context {judge.context.window_tokens} tokens"
                   f" ({judge.context.source}), {judge.context.n_fitted} requests cut to fit")
+    cached = ""
+    if judge.cache_read_tokens or judge.cache_write_tokens:
+        cached = (f" (prompt cache: {judge.cache_read_tokens} read, "
+                  f"{judge.cache_write_tokens} written; ${judge.cost_usd:.4f} where "
+                  f"${judge.cost_without_cache_usd:.4f} without it)")
+    tokens_in = judge.input_tokens + judge.cache_read_tokens + judge.cache_write_tokens
     return (f"judge: {judge.model}: {judge.calls} calls, {judge.answered} answered"
             + (f", failed: {failed}" if failed else "")
-            + f"; tokens in {judge.input_tokens + judge.cache_read_tokens}, out "
-              f"{judge.output_tokens}" + how + window)
+            + f"; tokens in {tokens_in}{cached}, out {judge.output_tokens}" + how + window)
 
 
 def closing_lines(summary: EvalSummary, report: Path | None, *,

@@ -74,11 +74,19 @@ class JudgeRun(BaseModel):
     calls: int = Field(0, description="Chat requests sent (what the server received).")
     answered: int = 0
     failed_calls: dict[str, int] = Field(default_factory=dict)
-    input_tokens: int = 0
+    input_tokens: int = Field(0, description="Input tokens neither read from nor written "
+                                             "to the prompt cache.")
     output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    cost_usd: float = 0.0
+    cache_read_tokens: int = Field(0, description="Input tokens read from the prompt cache "
+                                                  "(the server's count).")
+    cache_write_tokens: int = Field(0, description="Input tokens written to the prompt "
+                                                   "cache (the server's count).")
+    prompt_cache: bool = Field(True, description="Prompts were laid out and marked for "
+                                                 "the provider's prompt cache.")
+    cost_usd: float = Field(0.0, description="What the calls cost, cache reads and writes "
+                                             "at their own prices.")
+    cost_without_cache_usd: float = Field(0.0, description="What the same tokens would "
+                                          "have cost without the prompt cache.")
     skipped: dict[str, int] = Field(default_factory=dict,
                                     description="Items not sent, by reason "
                                                 "(too_long_for_context).")

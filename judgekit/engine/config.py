@@ -96,6 +96,9 @@ class EngineConfig(BaseModel):
     openai_route: Literal["json_schema", "tool"] = "json_schema"
     #: seconds between polls of a provider batch.
     batch_poll_seconds: float = 30.0
+    #: lay requests out for the provider's prompt cache and mark their stable prefix
+    #: (Anthropic's ``cache_control``); the first request of a group goes out first.
+    prompt_cache: bool = True
     #: seconds a claim on an item in a shared cache lasts without renewal.
     claim_lease: float = Field(30.0, gt=0)
     #: receives progress and notes (the engine itself never prints).

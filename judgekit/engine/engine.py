@@ -26,6 +26,7 @@ from judgekit.engine.cache import CachedVerdict, VerdictCache, request_hash
 from judgekit.engine.config import EngineConfig
 from judgekit.engine.events import EngineEvent, emit
 from judgekit.engine.pricing import PriceTable
+from judgekit.engine.prompt_cache import PrefixLedger, min_cacheable_tokens, warm_keys
 from judgekit.engine.accounting import JudgeRun
 from judgekit.engine.fitting import fit_request
 from judgekit.engine.providers import (
@@ -113,6 +114,10 @@ class Engine:
         self.prices = PriceTable.load()
         self._params = config.request_params()
         self._spent = 0.0
+        #: what the same calls would have cost without the prompt cache.
+        self._spent_uncached = 0.0
+        #: per cacheable prefix: set once the first request carrying it is answered.
+        self._warming: dict[str, asyncio.Event] = {}
         self._reserved = 0.0
         self._batch_reserved: dict[str, float] = {}
         self._settled: asyncio.Condition | None = None
@@ -137,7 +142,7 @@ class Engine:
 
     def judge_run(self) -> JudgeRun:
         """What this engine did so far (all runs): ``summary["judge"]``."""
-        return self.server.report(self._spent)
+        return self.server.report(self._spent, self._spent_uncached)
 
     # -- public ---------------------------------------------------------------------
     def run(self, requests: Iterable[JudgeRequest], *, total: int | None = None,
@@ -339,15 +344,24 @@ class Engine:
             return False
 
     def _estimate(self, reqs: list[JudgeRequest], todo: dict[str, list[int]], cached: int) -> Estimate:
-        total = sum(self._estimate_one(reqs[idxs[0]]) for idxs in todo.values())
-        return Estimate(calls=len(todo), cached=cached, est_cost_usd=round(total, 6))
-
-    def _estimate_one(self, req: JudgeRequest) -> float:
+        """The cost of the calls to make, in the order they go out: with the prompt cache
+        on, each request reads the longest prefix sent before it and writes the rest of
+        its own (from the model's minimum length on)."""
         c = self.config
-        text = req.system + req.prompt + canonical_json(req.schema)
-        usage = Usage(input_tokens=estimate_tokens(text) + 50,
-                      output_tokens=min(c.max_tokens, EST_OUTPUT_TOKENS))
-        return self.prices.cost(c.provider, c.model_name, usage, batch=c.batch)
+        ledger = PrefixLedger(min_cacheable_tokens(c.model_name))
+        total = plain = 0.0
+        for idxs in todo.values():
+            req = reqs[idxs[0]]
+            text = req.system + req.prompt + canonical_json(req.schema)
+            tokens = estimate_tokens(text) + 50
+            output = min(c.max_tokens, EST_OUTPUT_TOKENS)
+            usage = Usage(input_tokens=tokens, output_tokens=output)
+            plain += self.prices.cost(c.provider, c.model_name, usage, batch=c.batch)
+            if c.prompt_cache:
+                usage = ledger.usage(req, tokens, output)
+            total += self.prices.cost(c.provider, c.model_name, usage, batch=c.batch)
+        return Estimate(calls=len(todo), cached=cached, est_cost_usd=round(total, 6),
+                        est_cost_without_cache_usd=round(plain, 6))
 
     # -- the cost cap -----------------------------------------------------------------
     def worst_case(self, req: JudgeRequest) -> float:
@@ -394,8 +408,9 @@ class Engine:
             return 0.0
         return self.prices.cost(c.provider, c.model_name, usage, batch=batch)
 
-    def _record_spend(self, cost: float) -> None:
+    def _record_spend(self, cost: float, usage: Usage, *, batch: bool) -> None:
         self._spent += cost
+        self._spent_uncached += self._price(usage.uncached(), batch=batch)
         self._event(EngineEvent("call", cost=cost))
 
     # -- calling --------------------------------------------------------------------
@@ -406,6 +421,7 @@ class Engine:
         provider = make_provider(settled)
         limiter = AdaptiveLimiter(settled.concurrency or 1)
         self._settled = asyncio.Condition()
+        self._warming = {}
         renewer = (asyncio.create_task(self._renew_claims(cache))
                    if cache is not None and not self.config.batch else None)
         try:
@@ -533,10 +549,13 @@ class Engine:
         state = _ItemState()
         state.hash = h
         try:
+            if first is None:
+                state.leads = await self._warm_turn(req)
             outcome = await self._fitted_converse(provider, limiter, cache, req, first, state)
         except Exception as exc:  # noqa: BLE001  a check that raised, an odd answer shape
             outcome = self._outcome(req, "error", reason=redact(f"{type(exc).__name__}: {exc}")[:400])
         finally:
+            state.warmed()
             if cache is not None and state.claimed:
                 with contextlib.suppress(Exception):
                     cache.release(state.hash, self._owner)
@@ -547,6 +566,22 @@ class Engine:
                 "fitted": state.fitted})
         self._event(EngineEvent("item", cached=outcome.cached, state=outcome.state, count=1))
         return outcome
+
+    async def _warm_turn(self, req: JudgeRequest) -> list[asyncio.Event]:
+        """Wait until the cache holds the prefixes ``req`` shares with requests before it
+        (their first request was answered); the prefixes it is the first to carry are
+        its own to warm: the events it sets once it is answered."""
+        if not self.config.prompt_cache:
+            return []
+        leads: list[asyncio.Event] = []
+        for key in warm_keys(req, min_cacheable_tokens(self.config.model_name)):
+            event = self._warming.get(key)
+            if event is None:
+                self._warming[key] = event = asyncio.Event()
+                leads.append(event)
+            elif not leads:
+                await event.wait()
+        return leads
 
     async def _fit(self, req: JudgeRequest) -> tuple[JudgeRequest | None, int]:
         """``req`` fitted to the judge model's window (itself when it fits, or when no window
@@ -650,7 +685,7 @@ class Engine:
                     comp = await self._send(provider, req, messages, mode, st)
                 # recorded before the reservation is given back: spend + reserved never dips
                 comp.extra["cost_usd"] = cost = self._price(comp.usage, batch=False)
-                self._record_spend(cost)
+                self._record_spend(cost, comp.usage, batch=False)
                 return comp
             finally:
                 self._reserved -= worst
@@ -672,6 +707,7 @@ class Engine:
         except Exception as exc:
             raise self.server.classify(exc, mode) from None
         self.server.ladder.confirm(mode)
+        st.warmed()
         run.answered += 1
         run.input_tokens += comp.usage.input_tokens
         run.output_tokens += comp.usage.output_tokens
@@ -690,7 +726,7 @@ class Engine:
         budget = self.server.window.prompt_budget
         if budget is None:
             return True
-        text = "\n".join(str(m.get("content") or "") + str(m.get("tool_calls") or "")
+        text = "\n".join(_content_text(m.get("content")) + str(m.get("tool_calls") or "")
                          for m in messages)
         return await self.server.count(text) <= budget
 
@@ -756,7 +792,7 @@ class Engine:
             c = self.config
             if discount:
                 cost = self._price(comp.usage, batch=True)
-                self._record_spend(cost)
+                self._record_spend(cost, comp.usage, batch=True)
             else:
                 cost = comp.extra["cost_usd"]
             st.usage, st.cost = st.usage + comp.usage, st.cost + cost
@@ -805,9 +841,17 @@ class Engine:
         return ItemOutcome(key=req.key, state=state, model=self.config.model, **fields)
 
 
+def _content_text(content: Any) -> str:
+    """The text of a message's content: a string, or the API's list of blocks."""
+    if isinstance(content, list):
+        return "".join(b.get("text") or str(b.get("content") or b.get("input") or "")
+                       if isinstance(b, dict) else str(b) for b in content)
+    return str(content or "")
+
+
 class _ItemState:
-    __slots__ = ("claimed", "cost", "fitted", "hash", "mode", "retries", "sent", "tries",
-                 "usage", "window")
+    __slots__ = ("claimed", "cost", "fitted", "hash", "leads", "mode", "retries", "sent",
+                 "tries", "usage", "window")
 
     def __init__(self) -> None:
         self.tries, self.usage, self.cost, self.retries = 0, Usage(), 0.0, 0
@@ -817,3 +861,12 @@ class _ItemState:
         self.hash = ""
         self.mode: Any = None
         self.window: int | None = None
+        #: the prefixes this item is the first to send: set once it is answered.
+        self.leads: list[asyncio.Event] = []
+
+    def warmed(self) -> None:
+        """The prefixes this item carried are in the cache (or never will be by it): the
+        requests waiting for them may go."""
+        for event in self.leads:
+            event.set()
+        self.leads = []

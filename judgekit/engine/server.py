@@ -192,9 +192,11 @@ class ServerState:
         return exc
 
     # -- the summary ----------------------------------------------------------------------
-    def report(self, spent: float) -> JudgeRun:
+    def report(self, spent: float, spent_uncached: float | None = None) -> JudgeRun:
         run = self.run.model_copy(deep=True)
         run.cost_usd = round(spent, 6)
+        run.cost_without_cache_usd = round(spent if spent_uncached is None else spent_uncached, 6)
+        run.prompt_cache = self.config.prompt_cache
         run.structured_output = StructuredOutput(
             mode=self.ladder.current, source=self.ladder.source,
             confirmed=self.ladder.confirmed,

@@ -42,6 +42,12 @@ class JudgeRequest:
         key: unique id of the item within a run (reported back in the outcome).
         system: static prefix (instructions, rubric); sent first and marked cacheable.
         prompt: the per-item content.
+        shared: how many characters at the start of ``prompt`` are the same in every
+            request of its group (the two orders of a pair, the samples of an audit item:
+            task, reference, code context, materials); the rest varies (the solutions in
+            their order, the sample's note). ``system`` plus that part is the prompt's
+            stable prefix, marked cacheable and sent first of its group (see
+            :mod:`judgekit.engine.prompt_cache`); 0: only ``system`` is shared.
         schema: JSON Schema the verdict object must satisfy.
         name: name of the tool / function / response format the verdict is asked through.
         check: semantic checks beyond the schema; a non-empty list of problems makes the
@@ -67,6 +73,12 @@ class JudgeRequest:
     soft_check: Callable[[dict[str, Any]], list[str]] | None = None
     repeat: int = 0
     fit: Callable[[int], JudgeRequest | None] | None = None
+    shared: int = 0
+
+    @property
+    def prefix(self) -> str:
+        """The part of ``prompt`` shared by every request of its group."""
+        return self.prompt[:max(0, self.shared)]
 
 
 class Usage(BaseModel):
@@ -80,6 +92,12 @@ class Usage(BaseModel):
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+
+    def uncached(self) -> Usage:
+        """The same tokens as if no prompt cache had been used: every input token at the
+        input price."""
+        return Usage(input_tokens=self.input_tokens + self.cache_read_tokens
+                     + self.cache_write_tokens, output_tokens=self.output_tokens)
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -125,14 +143,20 @@ class ItemOutcome(BaseModel):
 
 
 class Estimate(BaseModel):
-    """What a run would cost: calls to make, items already cached, estimated dollars."""
+    """What a run would cost: calls to make, items already cached, estimated dollars
+    (with prompt caching where it is on, and without it)."""
 
     calls: int
     cached: int
     est_cost_usd: float
+    est_cost_without_cache_usd: float | None = None
 
     def __str__(self) -> str:
-        return f"{self.calls} calls, ~${self.est_cost_usd:.2f} estimated"
+        text = f"{self.calls} calls, ~${self.est_cost_usd:.2f} estimated"
+        plain = self.est_cost_without_cache_usd
+        if plain is not None and round(plain, 2) != round(self.est_cost_usd, 2):
+            text += f" (~${plain:.2f} without prompt caching)"
+        return text
 
 
 #: ``on_outcome(i, outcome)``: told of request ``i``'s outcome as soon as it is known.

@@ -1,8 +1,10 @@
 """Render the pairwise prompt from ``prompts/pairwise_system.md`` and ``pairwise_item.md``.
 
 The system part is static (role, dimensions, output format, untrusted-data rule), so the
-provider can cache it. The item part carries the task, each solution's test outcome and
-the two diffs, each fenced with a fence longer than any backtick run inside it.
+provider can cache it. The item part carries first what both orders share (the task, the
+reference fix, the code context), then each solution's test outcome and diff, each fenced
+with a fence longer than any backtick run inside it: the two orders of a pair differ only
+in that last part (:attr:`Orders.shared`), and their common prefix is cached.
 
 Example:
     >>> fence("x = 1", "diff")
@@ -13,7 +15,9 @@ Example:
 
 from __future__ import annotations
 
+import os
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from string import Template
 
@@ -151,6 +155,31 @@ def _fields(pair: PlannedPair, reference: str | None, context: str | None,
     )
 
 
+#: the template's fields that differ between the two orders.
+ORDER_FIELDS = ("outcome_a", "outcome_b", "diff_a", "diff_b")
+#: stands for the fields of one order while the template is rendered, to find the first.
+_ORDER_MARK = "\x00order\x00"
+
+
+@dataclass(frozen=True)
+class Orders:
+    """The prompts of a pair's two orders, and how many characters at their start both
+    share: everything before the first field that differs between the orders (the task,
+    the reference fix, the code context), the same for every pair of the task."""
+
+    prompts: tuple[str, str]
+    shared: int
+
+
+def _orders(item: Template, fields: dict[str, str]) -> Orders:
+    first, second = item.substitute(fields), item.substitute(_swapped(fields))
+    marked = item.substitute({**fields, **dict.fromkeys(ORDER_FIELDS, _ORDER_MARK)})
+    at = marked.find(_ORDER_MARK)
+    if at < 0:  # a template without them: what the two prompts have in common
+        at = len(os.path.commonprefix([first, second]))
+    return Orders((first, second), marked.rfind("\n", 0, at) + 1)  # whole lines
+
+
 #: the smallest share of a diff worth showing; a pair that leaves less is not sent.
 MIN_DIFF_CHARS = 300
 #: characters of fences, markers and headings around each cut block.
@@ -159,7 +188,7 @@ BLOCK_OVERHEAD = 200
 
 def fitted_orders(pair: PlannedPair, max_chars: int, *, reference: str | None = None,
                   context: str | None = None,
-                  max_diff_chars: int = MAX_DIFF_CHARS) -> tuple[str, str] | None:
+                  max_diff_chars: int = MAX_DIFF_CHARS) -> Orders | None:
     """Both orders' prompts within ``max_chars`` characters: the diffs (and the reference
     fix) cut by whole hunks under one ceiling, the code context by lines; ``None`` when
     not even :data:`MIN_DIFF_CHARS` of each diff would fit."""
@@ -175,7 +204,7 @@ def fitted_orders(pair: PlannedPair, max_chars: int, *, reference: str | None = 
     if cap < MIN_DIFF_CHARS:
         return None
     fields = _fields(pair, reference, context, max_diff_chars, cuts=(cap, min(cap, ctx_len)))
-    return item.substitute(fields), item.substitute(_swapped(fields))
+    return _orders(item, fields)
 
 
 def _swapped(fields: dict[str, str]) -> dict[str, str]:
@@ -185,9 +214,7 @@ def _swapped(fields: dict[str, str]) -> dict[str, str]:
 
 def render_orders(pair: PlannedPair, *, reference: str | None = None,
                   context: str | None = None,
-                  max_diff_chars: int = MAX_DIFF_CHARS) -> tuple[str, str]:
+                  max_diff_chars: int = MAX_DIFF_CHARS) -> Orders:
     """The prompts of both orders: order 1 shows ``pair.a`` as Solution A, order 2 shows
     ``pair.b`` there. The fenced diffs and the task part are built once for both."""
-    fields = _fields(pair, reference, context, max_diff_chars)
-    item = template(ITEM_FILE)
-    return item.substitute(fields), item.substitute(_swapped(fields))
+    return _orders(template(ITEM_FILE), _fields(pair, reference, context, max_diff_chars))

@@ -23,7 +23,7 @@ from judgekit.pairwise.context import code_context
 from judgekit.pairwise.flip import OrderState, combine, identical_outcome
 from judgekit.pairwise.options import PairwiseOptions
 from judgekit.pairwise.pairs import GOLD, PlannedPair, changed_ranges, collect, plan_pairs
-from judgekit.pairwise.prompt import fitted_orders, render_orders, system_prompt
+from judgekit.pairwise.prompt import Orders, fitted_orders, render_orders, system_prompt
 from judgekit.pairwise.report import DimensionRecord, OrderRecord, PairRecord, PairwiseReport
 from judgekit.pairwise.verdict import DIMENSIONS, OrderVerdict, verdict_problems, verdict_schema
 from judgekit.runs.models import RunResult
@@ -119,13 +119,13 @@ def build_requests(pair: PlannedPair, options: PairwiseOptions, context: str | N
                  if shows_reference(pair, options) else None)
     system, schema = system_prompt(), verdict_schema()
     key = _pair_key(pair)
-    prompts = render_orders(pair, reference=reference, context=context,
-                            max_diff_chars=options.max_diff_chars)
+    orders = render_orders(pair, reference=reference, context=context,
+                           max_diff_chars=options.max_diff_chars)
     fitter = _PairFit(pair, system, reference, context, options.max_diff_chars)
     return [JudgeRequest(key=f"{key}/order{n}", system=system, schema=schema, prompt=prompt,
-                         name=VERDICT_NAME, check=verdict_problems,
+                         name=VERDICT_NAME, check=verdict_problems, shared=orders.shared,
                          fit=partial(fitter.request, n, key=f"{key}/order{n}", schema=schema))
-            for n, prompt in enumerate(prompts, start=1)]
+            for n, prompt in enumerate(orders.prompts, start=1)]
 
 
 class _PairFit:
@@ -137,21 +137,21 @@ class _PairFit:
                  context: str | None, max_diff_chars: int) -> None:
         self._pair, self._system = pair, system
         self._reference, self._context, self._max = reference, context, max_diff_chars
-        self._cut: tuple[int, tuple[str, str] | None] | None = None
+        self._cut: tuple[int, Orders | None] | None = None
 
     def request(self, order: int, max_chars: int, *, key: str,
                 schema: dict[str, Any]) -> JudgeRequest | None:
         if self._cut is None or self._cut[0] > max_chars:
-            prompts = fitted_orders(self._pair, max_chars - len(self._system),
-                                    reference=self._reference, context=self._context,
-                                    max_diff_chars=self._max)
-            self._cut = (max_chars, prompts)
-        prompts = self._cut[1]
-        if prompts is None:
+            orders = fitted_orders(self._pair, max_chars - len(self._system),
+                                   reference=self._reference, context=self._context,
+                                   max_diff_chars=self._max)
+            self._cut = (max_chars, orders)
+        orders = self._cut[1]
+        if orders is None:
             return None
         return JudgeRequest(key=key, system=self._system, schema=schema,
-                            prompt=prompts[order - 1], name=VERDICT_NAME,
-                            check=verdict_problems)
+                            prompt=orders.prompts[order - 1], name=VERDICT_NAME,
+                            check=verdict_problems, shared=orders.shared)
 
 
 def stability_indices(n: int, options: PairwiseOptions) -> list[int]:
@@ -167,7 +167,7 @@ def repeat_requests(chosen: Sequence[JudgeRequest], options: PairwiseOptions
     """Each chosen request asked ``stability_repeats`` more times, with its repetition index."""
     return [JudgeRequest(key=f"{r.key}/repeat{k}", system=r.system, prompt=r.prompt,
                          schema=r.schema, name=r.name, check=r.check, repeat=k,
-                         fit=_repeat_fit(r.fit, k))
+                         fit=_repeat_fit(r.fit, k), shared=r.shared)
             for r in chosen for k in range(1, options.stability_repeats + 1)]
 
 
@@ -182,7 +182,7 @@ def _repeat_fit(fit: Any, k: int) -> Any:
             return None
         return JudgeRequest(key=f"{fitted.key}/repeat{k}", system=fitted.system,
                             prompt=fitted.prompt, schema=fitted.schema, name=fitted.name,
-                            check=fitted.check, repeat=k)
+                            check=fitted.check, repeat=k, shared=fitted.shared)
     return repeat
 
 

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from judgekit.testing.prompt_cache import AutoPrefixCache, PromptCache, openai_tokens
 from judgekit.testing.replies import (
     Reply,
     anthropic_body,
@@ -46,7 +47,8 @@ class Batch:
 
 @dataclass
 class State:
-    seen_prefixes: set[str] = field(default_factory=set)
+    prompt_cache: PromptCache = field(default_factory=PromptCache)
+    auto_prefix_cache: AutoPrefixCache = field(default_factory=AutoPrefixCache)
     model_calls: int = 0
     batches: dict[str, Batch] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)
@@ -101,14 +103,23 @@ def _api_of(path: str) -> str:
 
 
 def answer_body(server: FakeAPIServer, api: str, body: dict[str, Any],
-                reply: Reply | None = None) -> tuple[Reply, dict[str, Any]]:
+                reply: Reply | None = None, answered_in: float = 0.0
+                ) -> tuple[Reply, dict[str, Any]]:
     if reply is None:
         reply = as_reply(server.responder(api, body) if server.responder else None, body)
     if reply.status != 200:
         return reply, error_body(api, reply)
     if api == "anthropic":
-        return reply, anthropic_body(body, reply, server.state.seen_prefixes)
-    return reply, openai_body(body, reply)
+        payload = anthropic_body(body, reply, server.state.prompt_cache, answered_in)
+    elif server.openai_prefix_cache:
+        sim = server.state.auto_prefix_cache
+        payload = openai_body(body, reply, (openai_tokens(body),
+                                            sim.cached_tokens(body, answered_in)))
+    else:
+        payload = openai_body(body, reply)
+    if not reply.drop:
+        server.usages.append((api, dict(payload["usage"])))
+    return reply, payload
 
 
 def model_call(server: FakeAPIServer, api: str, body: dict[str, Any]) -> Answer:
@@ -125,7 +136,8 @@ def model_call(server: FakeAPIServer, api: str, body: dict[str, Any]) -> Answer:
     if reply.body is not None:
         return Answer(status=reply.status, body=reply.body.encode(), delay=reply.delay,
                       model_call=True, content_type=reply.content_type)
-    reply, payload = answer_body(server, api, body, reply)
+    reply, payload = answer_body(server, api, body, reply,
+                                 answered_in=reply.delay + server.latency)
     headers = {}
     if reply.retry_after is not None:
         headers["retry-after"] = f"{reply.retry_after:g}"

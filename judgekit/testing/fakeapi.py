@@ -82,11 +82,20 @@ class FakeAPIServer:
         refused: ``(status, message)`` of each model call the dialect refused.
         prompt_tokens: prompt tokens of each model call the dialect accepted.
         batch_items: model calls answered inside batches, as ``(api, body)``.
+        usages: ``(api, usage)`` of every model call answered, the usage as the answer
+            gave it (Anthropic's ``cache_read_input_tokens`` and
+            ``cache_creation_input_tokens`` come from its simulated prompt cache).
+        cache_min_tokens: the shortest prefix the simulated Anthropic prompt cache keeps
+            (the real API's is 1,024 tokens or more; 0 caches any marked prefix).
+        openai_prefix_cache: Chat Completions answers report ``cached_tokens`` from a
+            simulated automatic prefix cache (OpenAI's: 1,024 tokens on, steps of 128)
+            unless a reply fixes its usage.
     """
 
     def __init__(self, responder: Responder | None = None, *, latency: float = 0.0,
                  batch_polls: int = 1, port: int = 0, dialect: Dialect | None = None,
-                 model_name: str = "local-model") -> None:
+                 model_name: str = "local-model", cache_min_tokens: int = 0,
+                 openai_prefix_cache: bool = False) -> None:
         self.responder = responder
         self.dialect = dialect
         self.model_name = model_name
@@ -98,6 +107,9 @@ class FakeAPIServer:
         self.requests: list[Recorded] = []
         self.batch_items: list[tuple[str, dict[str, Any]]] = []
         self.state = _routes.State()
+        self.state.prompt_cache.min_tokens = cache_min_tokens
+        self.openai_prefix_cache = openai_prefix_cache
+        self.usages: list[tuple[str, dict[str, int]]] = []
         self._port = port
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: asyncio.AbstractServer | None = None
@@ -272,6 +284,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--status", type=int, default=None,
                         help="answer every model call with this HTTP status (e.g. 401)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cache-min-tokens", type=int, default=0,
+                        help="the shortest prefix the simulated Anthropic prompt cache keeps "
+                             "(the real API: 1024 or more)")
     args = parser.parse_args(argv)
     responder = None
     if args.faults == "mix":
@@ -281,8 +296,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.status is not None:
         status = args.status
         responder = lambda api, body: Reply.fault(status)  # noqa: E731
-    server = FakeAPIServer(responder, latency=args.latency, port=args.port)
+    server = FakeAPIServer(responder, latency=args.latency, port=args.port,
+                           cache_min_tokens=args.cache_min_tokens)
     server.requests = _Discard()  # type: ignore[assignment]
+    server.usages = _Discard()  # type: ignore[assignment]
     server.start()
     print(json.dumps({"port": server.port}), flush=True)
     stop = threading.Event()

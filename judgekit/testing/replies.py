@@ -18,7 +18,10 @@ import random
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from judgekit.testing.prompt_cache import PromptCache
 
 
 @dataclass
@@ -214,8 +217,10 @@ def fault_mix(seed: int = 0, *, rate_limited: float = 0.15, server_error: float 
     return respond
 
 
-def anthropic_body(body: dict[str, Any], reply: Reply, seen_prefixes: set[str]) -> dict[str, Any]:
-    """An Anthropic ``Message`` for ``reply`` (tool use when a tool is forced)."""
+def anthropic_body(body: dict[str, Any], reply: Reply, cache: PromptCache,
+                   answered_in: float = 0.0) -> dict[str, Any]:
+    """An Anthropic ``Message`` for ``reply`` (tool use when a tool is forced), its usage
+    counted by the server's prompt ``cache`` (answered ``answered_in`` seconds from now)."""
     choice = body.get("tool_choice") or {}
     n = next(_ids)
     if reply.verdict is not None and reply.text is None and choice.get("type") == "tool":
@@ -225,17 +230,9 @@ def anthropic_body(body: dict[str, Any], reply: Reply, seen_prefixes: set[str]) 
     else:
         text = reply.text if reply.text is not None else json.dumps(reply.verdict)
         content, stop = [{"type": "text", "text": text}], "end_turn"
-    cached = "".join(b.get("text", "") for b in body.get("system") or []
-                     if isinstance(b, dict) and b.get("cache_control"))
-    read = write = 0
-    if cached:
-        if cached in seen_prefixes:
-            read = len(cached) // 4
-        else:
-            seen_prefixes.add(cached)
-            write = len(cached) // 4
+    plain, read, write = cache.usage(body, answered_in)
     usage = {
-        "input_tokens": max(1, len(json.dumps(body.get("messages"))) // 4),
+        "input_tokens": max(1, plain),
         "output_tokens": max(1, len(json.dumps(content)) // 4),
         "cache_read_input_tokens": read, "cache_creation_input_tokens": write,
     }
@@ -249,8 +246,10 @@ def anthropic_body(body: dict[str, Any], reply: Reply, seen_prefixes: set[str]) 
             "stop_sequence": None, "usage": usage}
 
 
-def openai_body(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
-    """An OpenAI ``ChatCompletion`` for ``reply`` (a function call when one is forced)."""
+def openai_body(body: dict[str, Any], reply: Reply,
+                prefix: tuple[int, int] | None = None) -> dict[str, Any]:
+    """An OpenAI ``ChatCompletion`` for ``reply`` (a function call when one is forced);
+    ``prefix``: ``(prompt tokens, cached tokens)`` of the simulated automatic prefix cache."""
     n = next(_ids)
     message: dict[str, Any] = {"role": "assistant", "content": None}
     forced = (body.get("tool_choice") or {}) if isinstance(body.get("tool_choice"), dict) else {}
@@ -263,6 +262,8 @@ def openai_body(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
         finish = "stop"
     cached = reply.usage.get("cache_read_tokens", 0)
     prompt = reply.usage.get("input_tokens", max(1, len(json.dumps(body.get("messages"))) // 4))
+    if prefix is not None and not reply.usage:
+        prompt, cached = max(1, prefix[0] - prefix[1]), prefix[1]
     completion = reply.usage.get("output_tokens", max(1, len(json.dumps(message)) // 4))
     return {"id": f"chatcmpl-{n:08d}", "object": "chat.completion", "created": 1700000000,
             "model": body.get("model", ""),

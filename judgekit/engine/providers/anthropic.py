@@ -1,5 +1,10 @@
 """Anthropic Messages API (direct, on AWS Bedrock, on Google Vertex): verdicts through a
-forced tool call, system prefix cached.
+forced tool call, the stable prefix cached.
+
+With prompt caching on (the default), the system part and the shared part of the prompt
+(``req.prefix``) each end in a block marked ``cache_control``: the tool definition, the
+system part and that prefix are then read from the cache by every other request of the
+group (see :mod:`judgekit.engine.prompt_cache`).
 
 Bedrock and Vertex use the SDK's own clients, which find AWS and Google credentials the
 usual way (``AWS_*`` variables or profiles; application-default credentials or
@@ -38,6 +43,11 @@ from judgekit.engine.types import JudgeRequest, Usage
 _TOOL_DESCRIPTION = "Submit the verdict object."
 
 
+def _marker() -> dict[str, str]:
+    """``cache_control`` of a block that ends a cacheable prefix."""
+    return {"type": "ephemeral"}
+
+
 class AnthropicProvider:
     name = "anthropic"
 
@@ -47,6 +57,7 @@ class AnthropicProvider:
         self.model = config.model_name
         self._params = params_for(config)
         self._max_tokens = config.max_tokens
+        self._cache = config.prompt_cache
         self.pool = ClientPool(lambda: _client(route, api_key, base_url, config),
                                config.concurrency or 1)
         self.client = self.pool.first
@@ -55,7 +66,17 @@ class AnthropicProvider:
         return dict(self._params)
 
     def start(self, req: JudgeRequest, mode: Mode = "tool") -> list[dict[str, Any]]:
-        return [{"role": "user", "content": req.prompt}]
+        return [{"role": "user", "content": self._content(req)}]
+
+    def _content(self, req: JudgeRequest) -> str | list[dict[str, Any]]:
+        """The prompt: its shared part as a block marked cacheable, then the rest."""
+        head, tail = req.prefix, req.prompt[len(req.prefix):]
+        if not self._cache or not head.strip():
+            return req.prompt
+        if not tail.strip():  # the API refuses a block of nothing but white space
+            return [{"type": "text", "text": req.prompt, "cache_control": _marker()}]
+        return [{"type": "text", "text": head, "cache_control": _marker()},
+                {"type": "text", "text": tail}]
 
     def _body(self, req: JudgeRequest, messages: list[dict[str, Any]],
               max_tokens: int | None = None) -> dict[str, Any]:
@@ -68,8 +89,10 @@ class AnthropicProvider:
             "tool_choice": {"type": "tool", "name": req.name},
         }
         if req.system:
-            body["system"] = [{"type": "text", "text": req.system,
-                               "cache_control": {"type": "ephemeral"}}]
+            block: dict[str, Any] = {"type": "text", "text": req.system}
+            if self._cache:
+                block["cache_control"] = _marker()
+            body["system"] = [block]
         return body
 
     async def complete(self, req: JudgeRequest, messages: list[dict[str, Any]], *,
