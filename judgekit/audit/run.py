@@ -30,7 +30,7 @@ from judgekit.audit.materials import Materials, gather_materials, load_template
 from judgekit.engine.tokens import CHARS_PER_TOKEN
 from judgekit.audit.options import AuditOptions
 from judgekit.audit.rubric import NONE_TYPE, Rubric, load_rubric
-from judgekit.audit.verdict import verdict_schema
+from judgekit.audit.verdict import decoding_schema, verdict_schema
 from judgekit.engine import Engine, JudgeRequest
 from judgekit.errors import ConfigError
 from judgekit.runs.models import RunResult
@@ -118,9 +118,9 @@ def system_prompt(rubric: Rubric) -> str:
 
 
 def _request(m: Materials, *, key: str, system: str, schema: dict[str, Any], rubric: Rubric,
-             fit: Any = None) -> JudgeRequest:
+             decode: dict[str, Any] | None = None, fit: Any = None) -> JudgeRequest:
     return JudgeRequest(key=key, system=system, prompt=m.prompt, schema=schema, shared=m.shared,
-                        check=partial(logical_problems, rubric=rubric),
+                        decoding_schema=decode, check=partial(logical_problems, rubric=rubric),
                         soft_check=partial(evidence_problems, sources=m.sources), fit=fit)
 
 
@@ -152,6 +152,7 @@ def run_audit(runs: Sequence[RunResult], summary: ScoreSummary, engine: Engine,
     rubric = load_rubric(opts.rubric)
     system = system_prompt(rubric)
     schema = verdict_schema()
+    decode = decoding_schema([c.name for c in rubric.categories], NONE_TYPE)
     sys_tokens = estimate_tokens(system)
     if opts.max_input_tokens < sys_tokens + MIN_ITEM_TOKENS:
         raise ConfigError(f"--max-input-tokens {opts.max_input_tokens} is too small: rubric "
@@ -166,7 +167,8 @@ def run_audit(runs: Sequence[RunResult], summary: ScoreSummary, engine: Engine,
             m = gather_materials(run, scored, budget_tokens=opts.max_input_tokens,
                                  system_tokens=sys_tokens, sample=(k, opts.samples))
             key = f"audit/{i}/{run.task_id}/{run.arm}/{run.attempt}/{k}"
-            ask = partial(_request, key=key, system=system, schema=schema, rubric=rubric)
+            ask = partial(_request, key=key, system=system, schema=schema, rubric=rubric,
+                          decode=decode)
             fit = partial(_fitted, ask, run, scored, system, sys_tokens, (k, opts.samples),
                           opts.max_input_tokens)
             requests.append(ask(m, fit=fit))

@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -54,3 +55,37 @@ def verdict_schema() -> dict[str, Any]:
     schema = Verdict.model_json_schema()
     schema["additionalProperties"] = False
     return schema
+
+
+def decoding_schema(categories: Sequence[str], none_type: str = "none") -> dict[str, Any]:
+    """The verdict schema with the rubric's logic written into it, for servers that constrain
+    decoding with the schema they are sent (see
+    :attr:`judgekit.engine.types.JudgeRequest.decoding_schema`).
+
+    Three shapes are allowed, and only these: a defect of the item that caused the failure
+    (score 1, a rubric category), a defect that did not cause it (score 0, a category), and
+    no defect (score 0, ``none``). (No ``maxLength``: grammar converters unroll it into one
+nested rule per character.) Answers are still
+    checked against :func:`verdict_schema` and the rubric's logic.
+
+    Example:
+        >>> s = decoding_schema(["Broken Test Command"])
+        >>> [b["properties"]["score"]["const"] for b in s["anyOf"]]
+        [1, 0, 0]
+        >>> s["anyOf"][2]["properties"]["deficiency_type"]
+        {'const': 'none'}
+    """
+    def branch(score: int, exists: bool, caused: bool,
+               kind: dict[str, Any]) -> dict[str, Any]:
+        text = {"type": "string", "minLength": 1}
+        return {"type": "object", "additionalProperties": False,
+                "required": list(VERDICT_FIELDS),
+                "properties": {
+                    "score": {"const": score}, "deficiency_exists": {"const": exists},
+                    "deficiency_caused_failure": {"const": caused}, "deficiency_type": kind,
+                    "existence_reasoning": text, "causation_reasoning": text,
+                    "evidence": text}}
+
+    named = {"enum": list(dict.fromkeys(categories))}
+    return {"anyOf": [branch(1, True, True, named), branch(0, True, False, named),
+                      branch(0, False, False, {"const": none_type})]}

@@ -62,6 +62,12 @@ class JudgeRequest:
             within them (diffs cut by whole hunks, materials condensed, each cut marked),
             or ``None`` when no useful version is that small. The engine uses it to fit
             the judge model's context window; without it, an over-long request is skipped.
+        decoding_schema: a stricter schema for servers that constrain decoding with the
+            schema they are sent (JSON mode of llama.cpp, llama-cpp-python and vLLM's
+            guided JSON), where it can spell out rules ``check`` enforces (``anyOf``
+            branches, ``const`` values, closed lists, bounded strings), so that even a
+            small model can only write a verdict that passes them; ``None``: ``schema``.
+            Answers are validated against ``schema`` and ``check`` all the same.
     """
 
     key: str
@@ -74,6 +80,7 @@ class JudgeRequest:
     repeat: int = 0
     fit: Callable[[int], JudgeRequest | None] | None = None
     shared: int = 0
+    decoding_schema: dict[str, Any] | None = None
 
     @property
     def prefix(self) -> str:

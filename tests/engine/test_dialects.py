@@ -181,3 +181,37 @@ def test_cli_judge_with_a_preset_and_no_key(tmp_path: Path, bobbin_dir: Path) ->
     judge = summary["judge"]
     assert judge["calls"] == calls and judge["structured_output"]["mode"] == "json_object"
     assert summary["pairwise_run"]["states"]["valid"] == 1
+
+
+def test_an_audit_in_json_mode_sends_the_rubrics_logic_as_the_decoding_schema(
+        tmp_path: Path, bobbin_dir: Path) -> None:
+    """A grammar-constrained server can only decode verdicts that pass the logical checks:
+    score 1 with a caused defect of a rubric category, or score 0 (with a category, or
+    ``none`` when no defect exists); the published verdict schema stays what is validated."""
+    from judgekit.audit.rubric import load_rubric
+    from judgekit.audit.verdict import verdict_schema
+    from tests.clirun import judgekit
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for d in sorted(bobbin_dir.iterdir()):
+        if any(f.name.startswith("flask-001") for f in d.iterdir()):
+            (runs / d.name).mkdir()
+            for f in d.iterdir():
+                (runs / d.name / f.name).write_bytes(f.read_bytes())
+    with FakeAPIServer(dialect=Dialect.llama_cpp_python(n_ctx=32768)) as server:
+        result = judgekit("audit", runs, "--rubric", "commit-revert", "--judge",
+                          "llamacpp:smollm2", "--base-url", server.openai_base_url,
+                          "--no-cache", "--out", tmp_path / "out", cwd=tmp_path)
+        formats = [r.body.get("response_format") for r in server.requests if r.api == "openai"]
+    assert result.returncode == 0, result.stderr
+    sent = [f["schema"] for f in formats if f and f.get("type") == "json_object"]
+    assert sent and all(s == sent[0] for s in sent)
+    branches = sent[0]["anyOf"]
+    shapes = {(b["properties"]["score"]["const"], b["properties"]["deficiency_exists"]["const"],
+               b["properties"]["deficiency_caused_failure"]["const"]) for b in branches}
+    assert shapes == {(1, True, True), (0, True, False), (0, False, False)}
+    names = [c.name for c in load_rubric("commit-revert").categories]
+    kinds = [b["properties"]["deficiency_type"] for b in branches]
+    assert {"const": "none"} in kinds and {"enum": names} in kinds
+    assert all(set(b["required"]) == set(verdict_schema()["required"]) for b in branches)

@@ -45,7 +45,7 @@ def test_judge_fits_a_diff_far_over_the_window_and_counts_every_request(
     for record in asked:
         for order in record["orders"]:
             assert order["state"] != "error", order["reason"]
-            assert order["skipped"] or order["tries"] >= 1
+            assert order["skipped"] or order["cached"] or order["tries"] >= 1
             assert order["fitted"] or order["skipped"]  # a 40k diff is cut to fit
     assert "judge: openai:smollm2:" in result.stderr and f"{len(seen)} calls" in result.stderr
 
@@ -68,6 +68,7 @@ def test_audit_with_a_real_model_gives_verdicts_within_the_window(
     assert records
     for record in records:
         assert record["state"] == "valid" or record["reason"] or record["skipped"]
-        assert record["skipped"] or record["tries"] >= 1
+        # a request asked twice in one run (same materials) is sent once: its copy is cached
+        assert record["skipped"] or record["cached"] or record["tries"] >= 1
     sent = [r for r in records if not r["skipped"]]
     assert sum(r["state"] == "valid" for r in sent) * 4 >= len(sent)

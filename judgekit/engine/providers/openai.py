@@ -92,9 +92,10 @@ class OpenAIProvider:
             body["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": req.name, "schema": req.schema, "strict": False}}
         elif mode == "json_object" and self._vllm:
-            body["extra_body"] = {"guided_json": req.schema}
+            body["extra_body"] = {"guided_json": req.decoding_schema or req.schema}
         elif mode == "json_object":
-            body["response_format"] = {"type": "json_object", "schema": req.schema}
+            body["response_format"] = {"type": "json_object",
+                                       "schema": req.decoding_schema or req.schema}
         return body
 
     async def complete(self, req: JudgeRequest, messages: list[dict[str, Any]], *,
