@@ -27,6 +27,17 @@ def _config(server: FakeAPIServer, tmp_path: Path, model: str = "openai:local-mo
     return EngineConfig(**fields)
 
 
+def _copy_task(bobbin_dir: Path, task: str, dest: Path) -> Path:
+    """The bundled bobbin run directories holding ``task``, copied to ``dest``."""
+    import shutil
+
+    dest.mkdir(parents=True)
+    for d in sorted(bobbin_dir.iterdir()):
+        if any(f.name.startswith(f"{task}_") for f in d.iterdir()):
+            shutil.copytree(d, dest / d.name)
+    return dest
+
+
 def _shrinking(key: str, body: str) -> JudgeRequest:
     """A request whose prompt can be cut (like a diff cut by hunks) to any size."""
     def fit(max_chars: int) -> JudgeRequest | None:
@@ -164,13 +175,7 @@ def test_presets_need_no_key_and_know_their_address(preset: str, port: int) -> N
 def test_cli_judge_with_a_preset_and_no_key(tmp_path: Path, bobbin_dir: Path) -> None:
     from tests.clirun import judgekit
 
-    ruff = tmp_path / "runs"
-    ruff.mkdir()
-    for d in sorted(bobbin_dir.iterdir()):
-        if any(f.name.startswith("ruff-005") for f in d.iterdir()):
-            (ruff / d.name).mkdir()
-            for f in d.iterdir():
-                (ruff / d.name / f.name).write_bytes(f.read_bytes())
+    ruff = _copy_task(bobbin_dir, "ruff-005", tmp_path / "runs")
     with FakeAPIServer(dialect=Dialect.llama_cpp_python(n_ctx=6144)) as server:
         result = judgekit("judge", ruff, "--judge", "llamacpp:smollm2", "--base-url",
                           server.openai_base_url, "--no-audit", "--no-cache", "--json",
@@ -192,13 +197,7 @@ def test_an_audit_in_json_mode_sends_the_rubrics_logic_as_the_decoding_schema(
     from judgekit.audit.verdict import verdict_schema
     from tests.clirun import judgekit
 
-    runs = tmp_path / "runs"
-    runs.mkdir()
-    for d in sorted(bobbin_dir.iterdir()):
-        if any(f.name.startswith("flask-001") for f in d.iterdir()):
-            (runs / d.name).mkdir()
-            for f in d.iterdir():
-                (runs / d.name / f.name).write_bytes(f.read_bytes())
+    runs = _copy_task(bobbin_dir, "flask-001", tmp_path / "runs")
     with FakeAPIServer(dialect=Dialect.llama_cpp_python(n_ctx=32768)) as server:
         result = judgekit("audit", runs, "--rubric", "commit-revert", "--judge",
                           "llamacpp:smollm2", "--base-url", server.openai_base_url,
