@@ -116,13 +116,15 @@ def size_reason(bias: Mapping[str, Any]) -> str | None:
     """The plain-words reason a judge is flagged for size, or None."""
     if not bias.get("flagged"):
         return None
-    worst = max(bias["flagged_dimensions"],
-                key=lambda d: bias["by_dimension"][d]["share_larger"])
+    dims = list(bias["flagged_dimensions"])
+    worst = max(dims, key=lambda d: bias["by_dimension"][d]["share_larger"])
     d = bias["by_dimension"][worst]
     lo, hi = d["share_larger_ci"]
-    return (f"its decisive verdicts follow patch size: on {', '.join(bias['flagged_dimensions'])}"
-            f" the larger patch won {100 * d['share_larger']:.0f}% of {d['n']} decisive "
-            f"verdicts on {worst} (95% CI {100 * lo:.0f}%–{100 * hi:.0f}%), whatever the merits")
+    others = [x for x in dims if x != worst]
+    also = f", and likewise on {', '.join(others)}" if others else ""
+    return (f"its decisive verdicts follow patch size: the larger patch (lines added + "
+            f"removed) won {100 * d['share_larger']:.0f}% of {d['n']} decisive verdicts on "
+            f"{worst} (95% CI {100 * lo:.0f}%–{100 * hi:.0f}%){also}, whatever the merits")
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, *, ridge: float = RIDGE,
