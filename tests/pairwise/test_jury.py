@@ -13,7 +13,15 @@ import pytest
 
 from judgekit.testing import FakeAPIServer
 from tests.clirun import judgekit
-from tests.pairwise.helpers import DIMS, always, prefers, prefers_larger, result, sized_diff, write_runs
+from tests.pairwise.helpers import (
+    DIMS,
+    always,
+    prefers,
+    prefers_larger,
+    result,
+    sized_diff,
+    write_runs,
+)
 
 N_TASKS = 12
 
@@ -173,3 +181,43 @@ def test_the_report_shows_each_judge_the_jury_and_their_agreement(jury_run) -> N
             assert _label(judge) in text
         assert "larger patch" in text
     assert html.count("<svg") >= 4
+
+
+def test_one_judge_writes_what_it_always_did_and_a_second_is_the_only_one_called(
+        tmp_path: Path) -> None:
+    runs = _runs(tmp_path)
+    with FakeAPIServer(prefers("GOOD")) as fair, FakeAPIServer(prefers_larger()) as size:
+        one = f"openai:fair-judge@{fair.openai_base_url}"
+        proc = _judge(tmp_path, runs, [one])
+        assert proc.returncode == 0, proc.stderr
+        assert fair.count() == 2 * N_TASKS
+        lines = [json.loads(x) for x in
+                 (tmp_path / "out" / "pairwise.jsonl").read_text().splitlines()]
+        assert all("judges" not in rec for rec in lines)
+        summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+        assert "jury" not in summary["pairwise"]
+        assert summary["pairwise_run"]["judge"] == "openai:fair-judge"
+        two = [one, f"anthropic:claude-haiku-4-5@{size.url}"]
+        proc = _judge(tmp_path, runs, two, "--jury", "unanimous")
+        assert proc.returncode == 0, proc.stderr
+        assert (fair.count(), size.count()) == (2 * N_TASKS, 2 * N_TASKS)
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["pairwise"]["jury"]["rule"] == "unanimous"
+    for rec in (json.loads(x) for x in
+                (tmp_path / "out" / "pairwise.jsonl").read_text().splitlines()):
+        for dim in DIMS:
+            votes = {rec["judges"][_label(j)]["dimensions"][dim]["winner"] for j in two}
+            expected = votes.pop() if len(votes) == 1 else "draw"
+            assert rec["dimensions"][dim]["winner"] == expected
+
+
+def test_a_dry_run_of_a_jury_estimates_each_judge_and_calls_nothing(tmp_path: Path) -> None:
+    runs = _runs(tmp_path)
+    with FakeAPIServer(prefers("GOOD")) as one, FakeAPIServer(always("A")) as two:
+        judges = [f"anthropic:claude-haiku-4-5@{one.url}",
+                  f"anthropic:claude-sonnet-4-5@{two.url}"]
+        proc = _judge(tmp_path, runs, judges, "--dry-run")
+        assert (one.count(), two.count()) == (0, 0)
+    assert proc.returncode == 0, proc.stderr
+    assert "claude-haiku-4-5" in proc.stderr and "claude-sonnet-4-5" in proc.stderr
+    assert proc.stderr.count(f"{2 * N_TASKS} calls") == 2
