@@ -114,8 +114,10 @@ def run(args: argparse.Namespace) -> int:
     if stopped:  # the engine's notice already said so, in one line, when it happened
         return 1
     code = _report_failures(result)
-    for line in closing_lines(summary, report, judging_skipped=skipped,
-                              pairwise_asked=pairwise, audit_asked=audit):
+    lines = closing_lines(summary, report, judging_skipped=skipped, pairwise_asked=pairwise,
+                          audit_asked=audit)
+    at = next((i + 1 for i, x in enumerate(lines) if x.startswith("pairwise: ")), len(lines))
+    for line in lines[:at] + _jury_lines(summary) + lines[at:]:
         say(line)
     if code == 0 and incomplete(summary):
         say("incomplete: the cost cap stopped judging before every item was asked "
@@ -157,6 +159,23 @@ def _report_failures(result: Any) -> int:
     if result.audit is not None:
         code = max(code, report_errors(result.audit.summary, result.audit.records))
     return code
+
+
+def _jury_lines(summary: Any) -> list[str]:
+    """With a jury: each judge's calls, cost and verdict on itself, and the agreement."""
+    jury = summary.pairwise.jury if summary.pairwise is not None else None
+    if jury is None:
+        return []
+    alpha = jury.agreement.alpha
+    lines = [f"jury ({jury.rule}) of {len(jury.judges)} judges; agreement (Krippendorff's "
+             f"alpha) {'undefined' if alpha is None else f'{alpha:.2f}'}"]
+    for label, m in jury.members.items():
+        run, rel = m.run, m.judge_reliability
+        calls = f"{run.n_calls} calls, {run.n_cached} from the cache, ${run.cost_usd:.4f}" \
+            if run is not None else "no calls"
+        flag = "; flagged" if rel is not None and rel.flagged else ""
+        lines.append(f"  judge {label}: {calls}{flag}")
+    return lines
 
 
 def _judge_parts(pairwise: Any) -> list[tuple[str, Any]]:

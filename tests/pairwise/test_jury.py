@@ -9,10 +9,12 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
+from judgekit.summary import EvalSummary
 from judgekit.testing import FakeAPIServer
-from tests.clirun import judgekit
+from tests.clirun import ROOT, judgekit
 from tests.pairwise.helpers import (
     DIMS,
     always,
@@ -136,6 +138,12 @@ def test_summary_has_each_judge_and_the_jury_and_their_agreement(jury_run) -> No
         assert set(member["pairs"]["base vs ctx"]) == set(DIMS)
         assert set(member["size_control"]["base vs ctx"]) == set(DIMS)
     assert summary["pairwise_run"]["n_calls"] == 3 * 2 * N_TASKS
+    schema = json.loads((ROOT / "judgekit" / "data" / "schemas" / "summary.schema.json")
+                        .read_text(encoding="utf-8"))
+    jsonschema.validate(summary, schema)  # the published schema holds a jury's summary
+    typed = EvalSummary.model_validate(summary)
+    assert typed.pairwise is not None and typed.pairwise.jury is not None
+    assert set(typed.pairwise.pairs()) == {"base vs ctx"}
 
 
 def test_first_slot_judge_is_flagged_for_position_size_judge_for_size_fair_for_neither(
