@@ -49,7 +49,8 @@ def _tables(units: Sequence[Unit]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _alpha(counts: np.ndarray, d: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Alpha for each row of ``weights`` (how many times each unit is taken)."""
+    """Alpha for each row of ``weights`` (how many times each unit, or group of units, is
+    taken); ``counts`` and ``d`` are per unit (or summed per group)."""
     n_c = weights @ counts
     n = n_c.sum(axis=1)
     expected = n * n - (n_c ** 2).sum(axis=1)
@@ -77,11 +78,13 @@ def agreement(units: Sequence[tuple[str, Unit]], *, seed: int = 0,
     counts, d = _tables([u for _, u in units])
     groups = sorted({g for g, _ in units})
     gindex = {g: i for i, g in enumerate(groups)}
-    member = np.zeros((len(groups), len(units)))
-    for row, (g, _) in enumerate(units):
-        member[gindex[g], row] = 1.0
     pairable = counts.sum(axis=1) >= 2
-    point = _alpha(counts, d, np.ones((1, len(units))))[0]
+    # alpha is built from sums over units, so a group enters only through its own sums
+    rows = np.array([gindex[g] for g, _ in units])
+    g_counts = np.zeros((len(groups), counts.shape[1]))
+    np.add.at(g_counts, rows, counts)
+    g_d = np.bincount(rows, weights=d, minlength=len(groups))
+    point = _alpha(g_counts, g_d, np.ones((1, len(groups))))[0]
     out: dict[str, Any] = {"alpha": None if np.isnan(point) else round(float(point), 4),
                            "ci": None, "n_units": int(pairable.sum()),
                            "n_pairs": int(len({g for (g, _), p in zip(units, pairable) if p}))}
@@ -90,7 +93,7 @@ def agreement(units: Sequence[tuple[str, Unit]], *, seed: int = 0,
     rng = np.random.default_rng(seed)
     drawn = rng.multinomial(len(groups), np.full(len(groups), 1 / len(groups)),
                             size=resamples).astype(float)
-    stats = _alpha(counts, d, drawn @ member)
+    stats = _alpha(g_counts, g_d, drawn)
     stats = stats[~np.isnan(stats)]
     if stats.size:
         lo, hi = np.percentile(stats, [2.5, 97.5])

@@ -147,7 +147,8 @@ def _larger(rel: JudgeReliability | None, dim: str) -> str:
     d = bias.by_dimension.get(dim) if bias is not None else None
     if d is None or d.share_larger is None:
         return "–"
-    return f"{pct(d.share_larger)} of {d.n}"
+    ci = d.share_larger_ci
+    return f"{pct(d.share_larger)} of {d.n}" + (f" [{pct(ci[0])}, {pct(ci[1])}]" if ci else "")
 
 
 _JURY_HEADER = ["judge", "{a} wins", "draws", "{b} wins", "{a} win rate [95% CI]",
