@@ -135,6 +135,16 @@ def jury_rows(summary: EvalSummary, pair: str, dim: str) -> list[JudgeRow]:
     return rows
 
 
+def judge_state(rel: JudgeReliability) -> str:
+    """``flagged: <reasons>`` or ``passed its checks``, with repetition stability when
+    measured."""
+    state = "flagged: " + "; ".join(rel.reasons) if rel.flagged else "passed its checks"
+    if rel.repetition_stability is not None:
+        state += (f" (repetition stability {pct(rel.repetition_stability)} over "
+                  f"{rel.n_repeats} repeated answers)")
+    return state
+
+
 def _fairness(rel: JudgeReliability | None, dim: str) -> str:
     d = rel.by_dimension.get(dim) if rel is not None else None
     if d is None or d.preference_fairness is None:
@@ -228,11 +238,8 @@ def markdown_lines(summary: EvalSummary) -> list[str]:
                 lines += [f"### {pair}: {dim}", ""] + _md_table(
                     [h.format(a=arm_a, b=arm_b) for h in _JURY_HEADER], rows)
         for label, m in jury.members.items():
-            rel = m.judge_reliability
-            if rel is not None:
-                state = "flagged" if rel.flagged else "passed its checks"
-                why = f": {'; '.join(rel.reasons)}" if rel.reasons else ""
-                lines += [f"- **{label}** {state}{why}."]
+            if m.judge_reliability is not None:
+                lines += [f"- **{label}** {judge_state(m.judge_reliability)}."]
         lines += ["", "### Cost per judge", ""] + _md_table(_COST_HEADER,
                                                            _cost_rows(jury.members))
     sources = size_sources(summary)
@@ -319,12 +326,9 @@ def jury_html(summary: EvalSummary) -> str:
                      f"</figcaption>{plot}</figure>")
     items = []
     for label, m in jury.members.items():
-        rel = m.judge_reliability
-        if rel is None:
-            continue
-        state = "flagged" if rel.flagged else "passed its checks"
-        why = f": {'; '.join(rel.reasons)}" if rel.reasons else ""
-        items.append(f"<li><strong>{e(label)}</strong> {e(state)}{e(why)}</li>")
+        if m.judge_reliability is not None:
+            items.append(f"<li><strong>{e(label)}</strong> "
+                         f"{e(judge_state(m.judge_reliability))}</li>")
     if items:
         parts.append(f"<ul>{''.join(items)}</ul>")
     for pair in _pair_names(summary):

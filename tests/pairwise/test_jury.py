@@ -86,6 +86,9 @@ def jury_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                  (tmp_path / "out" / "pairwise.jsonl").read_text().splitlines()]
         report_md = (tmp_path / "out" / "report.md").read_text()
         report_html = (tmp_path / "out" / "report.html").read_text()
+        rebuilt = judgekit("report", tmp_path / "out")
+        assert rebuilt.returncode == 0, rebuilt.stderr
+        assert (tmp_path / "out" / "report.md").read_text() == report_md
         again = _judge(tmp_path, runs, _judges(servers))
         assert again.returncode == 0, again.stderr
         calls_again = {k: s.count() for k, s in servers.items()}
@@ -151,6 +154,8 @@ def test_first_slot_judge_is_flagged_for_position_size_judge_for_size_fair_for_n
     members = jury_run["summary"]["pairwise"]["jury"]["members"]
     size, first, fair = (members[_label(j)]["judge_reliability"] for j in jury_run["judges"])
     assert first["flagged"] and first["position_consistency"] == 0.0
+    assert first["reasons"] and all("position" in r or "slot" in r for r in first["reasons"])
+    assert all("size" not in r for r in first["reasons"])
     assert not first["size_bias"]["flagged"] and first["size_bias"]["n"] == 0
     assert size["flagged"] and size["size_bias"]["flagged"]
     assert size["size_bias"]["share_larger"] == 1.0 and size["position_consistency"] == 1.0
@@ -183,12 +188,26 @@ def test_adding_a_fourth_judge_calls_only_the_new_judge(jury_run) -> None:
 def test_the_report_shows_each_judge_the_jury_and_their_agreement(jury_run) -> None:
     summary, md, html = jury_run["summary"], jury_run["md"], jury_run["html"]
     alpha = summary["pairwise"]["jury"]["agreement"]["alpha"]
+    agreement = summary["pairwise"]["jury"]["agreement"]
+    members = summary["pairwise"]["jury"]["members"]
     for text in (md, html):
-        assert "Jury" in text and f"{alpha:.2f}" in text
+        assert "Jury" in text and f"{alpha:.2f} [{agreement['ci'][0]:.2f}, " in text
+        for dim, entry in agreement["by_dimension"].items():
+            assert f"{entry['alpha']:.2f}" in text
         for judge in jury_run["judges"]:
+            member = members[_label(judge)]
             assert _label(judge) in text
-        assert "larger patch" in text
-    assert html.count("<svg") >= 4
+            assert f"${member['run']['cost_usd']:.2f}" in text or (
+                f"${member['run']['cost_usd']:.4f}" in text)
+            bias = member["judge_reliability"]["size_bias"]["by_dimension"]["minimality"]
+            if bias["share_larger"] is not None:
+                assert f"{100 * bias['share_larger']:.1f}% of {bias['n']}" in text
+            control = member["size_control"]["base vs ctx"]["minimality"]
+            effect = control["arm_effect_size_controlled"]["estimate"]
+            assert f"{effect:+.2f}" in text
+        assert "larger patch" in text and "at equal size" in text
+    # plots: alpha, bars per dimension, each judge's size lean, win rate by size ratio
+    assert html.count("<svg") >= 1 + 3 + 2 + 4 * 3
 
 
 def test_one_judge_writes_what_it_always_did_and_a_second_is_the_only_one_called(
