@@ -218,4 +218,9 @@ def _judge_by_jury(runs: Sequence[RunResult], rows: Sequence[ScoredResult], firs
         report = run_pairwise(runs, rows, engine, options, exclude=exclude)
         spent += engine.spent_usd
         jurors.append(Juror(label, config.model, config.base_url, report))
+    cap, others = first.config.max_cost_usd, spent - first.spent_usd
+    if cap is not None and others > 0:  # what the first judge's engine does next (the
+        # audit) may spend only what the whole jury left
+        first.config = first.config.model_copy(
+            update={"max_cost_usd": max(cap - others, 1e-9)})
     return JuryReport(jurors, rule=options.jury_rule)

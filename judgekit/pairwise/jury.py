@@ -160,7 +160,8 @@ class JuryReport:
                               + ", ".join(self.labels), select=first.select,
                               notes=list(first.notes), threshold=first.threshold,
                               seed=first.seed, sizes=list(first.sizes),
-                              stopped=self.stopped)
+                              stopped=self.stopped,
+                              spend_usd=sum(j.report.spend_usd or 0.0 for j in self.jurors))
 
     def agreement(self) -> dict[str, Any]:
         """``pairwise.jury.agreement``: alpha over every (pair, dimension), then per dimension."""

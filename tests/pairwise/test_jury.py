@@ -13,7 +13,8 @@ import jsonschema
 import pytest
 
 from judgekit.summary import EvalSummary
-from judgekit.testing import FakeAPIServer
+from judgekit.testing import FakeAPIServer, Reply
+from judgekit.testing.replies import schema_of
 from tests.clirun import ROOT, judgekit
 from tests.pairwise.helpers import (
     DIMS,
@@ -22,6 +23,7 @@ from tests.pairwise.helpers import (
     prefers_larger,
     result,
     sized_diff,
+    verdict,
     write_runs,
 )
 
@@ -249,3 +251,33 @@ def test_a_dry_run_of_a_jury_estimates_each_judge_and_calls_nothing(tmp_path: Pa
     assert proc.returncode == 0, proc.stderr
     assert "claude-haiku-4-5" in proc.stderr and "claude-sonnet-4-5" in proc.stderr
     assert proc.stderr.count(f"{2 * N_TASKS} calls") == 2
+
+
+def test_max_cost_holds_for_the_jury_as_a_whole(tmp_path: Path) -> None:
+    runs = write_runs(tmp_path / "runs.json", [
+        r for t in range(20) for r in (result(f"t{t}", "base", sized_diff(f"a{t}", 2)),
+                                       result(f"t{t}", "ctx", sized_diff(f"b{t}", 3),
+                                              passed=t % 2 == 0))])
+
+    def cheap(api: str, body: dict[str, Any]) -> Reply:  # pairwise verdicts, and audits
+        pairwise = "consistency" in (schema_of(body) or {}).get("properties", {})
+        return Reply.ok(verdict("A")) if pairwise else Reply()
+
+    # long answers (2,000 output tokens at $15 per million): about $0.03 a call
+    costly = lambda api, body: Reply.ok(verdict("A"), usage={"output_tokens": 2000})  # noqa: E731
+    with FakeAPIServer(cheap) as one, FakeAPIServer(costly) as two:
+        judges = [f"anthropic:claude-haiku-4-5@{one.url}",
+                  f"anthropic:claude-sonnet-4-5@{two.url}"]
+        env = {"ANTHROPIC_API_KEY": "k", "JUDGEKIT_CACHE": str(tmp_path / "c.sqlite")}
+        proc = judgekit("judge", runs, "--no-similarity", "--judge", judges[0], "--judge",
+                        judges[1], "--max-cost", "0.40", "--out", tmp_path / "out", env=env)
+        calls = one.count() + two.count()
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    run, audit = summary["pairwise_run"], summary["audit"]
+    members = list(summary["pairwise"]["jury"]["members"].values())
+    assert members[0]["run"]["n_skipped_cost"] == 0 < members[1]["run"]["n_skipped_cost"]
+    assert calls == run["n_calls"] + audit["tries_total"]
+    assert run["n_calls"] == sum(m["run"]["n_calls"] for m in members)
+    assert 0 < run["cost_usd"] + (audit["cost_usd"] or 0.0) <= 0.40
+    assert audit["n_skipped_cost"] > 0  # the jury left the audit (almost) nothing
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr  # incomplete
