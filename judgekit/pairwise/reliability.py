@@ -104,10 +104,11 @@ def _message(reasons: list[str], overall: dict[str, Any], size: str | None = Non
         return ("No comparison was answered in both orders, so the judge's position "
                 "behaviour could not be measured.")
     if reasons and reasons == [size]:
-        return ("Do not take these pairwise results at face value: " + size + ". The "
-                "size-controlled win rates show what is left of each preference with patch "
-                "size held equal; use another judge model or a revised prompt, and measure "
-                "again.")
+        return ("Do not take these pairwise results at face value: the judge rewards the "
+                "larger patch, so an arm that writes more wins whatever its fixes are worth. "
+                "The size-controlled win rates show what is left of each preference with "
+                "patch size held equal; use another judge model or a revised prompt, and "
+                "measure again.")
     if not reasons:
         return (f"The judge kept its verdict when the two solutions swapped places in "
                 f"{_pct(pc)} of comparisons and showed no clear preference for a slot: the "
