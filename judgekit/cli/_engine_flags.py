@@ -145,7 +145,24 @@ def configs_from_args(args: argparse.Namespace) -> list[EngineConfig] | None:
     seen = [(c.model, c.base_url) for c in configs]
     if len(set(seen)) != len(seen):
         raise ConfigError("--judge: the same judge is given twice")
-    return configs
+    from judgekit.pairwise.jury import juror_labels
+
+    shared = configs[0].on_event
+    return [c.model_copy(update={"on_event": _Named(shared, label)})
+            for c, label in zip(configs, juror_labels(seen))]
+
+
+class _Named:
+    """A jury judge's listener: its notes (a stop, the cost cap) name the judge."""
+
+    def __init__(self, listener: Any, label: str) -> None:
+        self.listener, self.label = listener, label
+
+    def __call__(self, event: EngineEvent) -> None:
+        if event.kind == "note" and self.listener is not None:
+            event = EngineEvent("note", text=f"judge {self.label}: {event.text}")
+        if self.listener is not None:
+            self.listener(event)
 
 
 def config_from_args(args: argparse.Namespace) -> EngineConfig | None:

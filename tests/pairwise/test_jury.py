@@ -281,3 +281,27 @@ def test_max_cost_holds_for_the_jury_as_a_whole(tmp_path: Path) -> None:
     assert 0 < run["cost_usd"] + (audit["cost_usd"] or 0.0) <= 0.40
     assert audit["n_skipped_cost"] > 0  # the jury left the audit (almost) nothing
     assert proc.returncode != 0 and "Traceback" not in proc.stderr  # incomplete
+
+
+def test_a_judge_refused_by_its_server_is_named_and_the_others_still_judge(
+        tmp_path: Path) -> None:
+    runs = _runs(tmp_path)
+    with FakeAPIServer(prefers("GOOD")) as good, \
+            FakeAPIServer(lambda api, body: Reply.fault(401)) as refused:
+        judges = [f"anthropic:claude-haiku-4-5@{good.url}",
+                  f"openai:gpt-4.1@{refused.openai_base_url}"]
+        proc = _judge(tmp_path, runs, judges)
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "judge openai:gpt-4.1: stopped: authentication failed" in lines[0]
+    assert "test-key-123" not in proc.stderr
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    members = summary["pairwise"]["jury"]["members"]
+    assert members["anthropic:claude-haiku-4-5"]["run"]["n_calls"] == 2 * N_TASKS
+    assert summary["pairwise"]["jury"]["agreement"]["alpha"] is None  # one judge's verdicts
+    for rec in (json.loads(x) for x in
+                (tmp_path / "out" / "pairwise.jsonl").read_text().splitlines()):
+        for dim in DIMS:  # the majority of the judges with a verdict: the one that answered
+            own = rec["judges"]["anthropic:claude-haiku-4-5"]["dimensions"][dim]["winner"]
+            assert rec["dimensions"][dim]["winner"] == own
+            assert rec["judges"]["openai:gpt-4.1"]["dimensions"][dim]["state"] == "error"
