@@ -128,6 +128,8 @@ def evaluate(
     ``while_judging`` is given the scored result and returns work that does not depend on
     the verdicts (e.g. :meth:`judgekit.report.PreparedParts.steps`); the engine advances it
     between model calls (:meth:`judgekit.engine.Engine.between_calls`).
+    ``judge`` may also be a list of them: a jury (:mod:`judgekit.pairwise.jury`), each
+    judging every pair in turn; the audit is the first judge's.
     ``similarity=True`` adds the embedding similarity of diffs (the index extra); it is off
     by default. Load-time warnings (files reached twice, duplicate results, skipped files)
     head ``summary.warnings``. ``keep_runs=False`` (only without a judge and without
@@ -169,11 +171,16 @@ def evaluate(
             rows, mixed_models=mixed_models, seed=seed_value, load_warnings=load_warnings))
     from judgekit.engine import Engine, EngineConfig
 
-    config = judge if isinstance(judge, EngineConfig) else EngineConfig(model=str(judge))
+    configs = [j if isinstance(j, EngineConfig) else EngineConfig(model=str(j))
+               for j in (judge if isinstance(judge, (list, tuple)) else [judge])]
+    config = configs[0]
     engine = Engine(config)
     engine.between_calls(pending.steps(while_judging))
     judged = None
-    if pairwise:
+    if pairwise and len(configs) > 1:
+        judged = _judge_by_jury(runs, pending.rows, engine, configs, pairwise_options,
+                                exclude=exclude)
+    elif pairwise:
         from judgekit.pairwise import run_pairwise
 
         judged = run_pairwise(runs, pending.rows, engine, pairwise_options, exclude=exclude)
@@ -186,3 +193,34 @@ def evaluate(
     if not config.dry_run:
         result.judge = engine.judge_run()
     return result
+
+
+def _judge_by_jury(runs: Sequence[RunResult], rows: Sequence[ScoredResult], first: Any,
+                   configs: Sequence[Any], options: Any | None, *,
+                   exclude: Sequence[str]) -> JudgedPart:
+    """Pairwise judging by each judge in turn (``first`` is the first judge's engine), then
+    the jury's verdicts. A cost cap holds for the jury as a whole: each judge may spend
+    what the judges before it left."""
+    from judgekit.engine import Engine
+    from judgekit.pairwise import PairwiseOptions, run_pairwise
+    from judgekit.pairwise.jury import Juror, JuryReport, juror_labels
+
+    options = options or PairwiseOptions()
+    labels = juror_labels([(c.model, c.base_url) for c in configs])
+    jurors, spent = [], 0.0
+    for k, (label, config) in enumerate(zip(labels, configs)):
+        engine = first
+        if k:
+            if config.max_cost_usd is not None:
+                left = max(config.max_cost_usd - spent, 1e-9)
+                config = config.model_copy(update={"max_cost_usd": left})
+            engine = Engine(config)
+        report = run_pairwise(runs, rows, engine, options, exclude=exclude)
+        spent += engine.spent_usd
+        jurors.append(Juror(label, config.model, config.base_url, report))
+    cap, others = first.config.max_cost_usd, spent - first.spent_usd
+    if cap is not None and others > 0:  # what the first judge's engine does next (the
+        # audit) may spend only what the whole jury left
+        first.config = first.config.model_copy(
+            update={"max_cost_usd": max(cap - others, 1e-9)})
+    return JuryReport(jurors, rule=options.jury_rule)

@@ -22,7 +22,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from judgekit.engine.accounting import JudgeRun
 from judgekit.scoring.models import ScoreSummary
@@ -69,6 +75,27 @@ class DimensionReliability(_Open):
     n: int = 0
 
 
+class SizeLean(_Open):
+    """How often the larger patch won the decisive verdicts between unequal patches."""
+
+    share_larger: float | None = Field(
+        None, description="Share of decisive verdicts that went to the larger patch (lines "
+                          "added + removed); 0.5 is blind to size.")
+    share_larger_ci: Interval | None = Field(None, description="95% Wilson interval.")
+    n: int = Field(0, description="Decisive verdicts between patches of unequal size.")
+
+
+class SizeBias(SizeLean):
+    """``judge_reliability.size_bias``: the judge's lean to the larger patch."""
+
+    flagged: bool = False
+    flagged_dimensions: list[str] = Field(default_factory=list)
+    threshold: float = Field(0.8, description="Share at which a dimension flags the judge "
+                                              "(with the interval's lower bound above 0.5).")
+    min_n: int = Field(10, description="Decisive verdicts a dimension needs to flag it.")
+    by_dimension: dict[str, SizeLean] = Field(default_factory=dict)
+
+
 class JudgeReliability(_Open):
     """Whether the pairwise judge's verdicts can be trusted, and why not."""
 
@@ -83,6 +110,80 @@ class JudgeReliability(_Open):
     repetition_stability: float | None = None
     n_repeats: int = 0
     n_repeat_calls: int = 0
+    size_bias: SizeBias | None = Field(None, description="Whether decisive verdicts follow "
+                                                         "patch size.")
+
+
+class Coefficient(_Open):
+    """A coefficient of the logistic model (log-odds) with its 95% Wald interval."""
+
+    estimate: float
+    ci: Interval | None = None
+
+
+class RatioBin(_Open):
+    """arm_a's win rate (draws as half) among pairs of one size-ratio bin."""
+
+    bin: str
+    win_rate_a: float
+    ci: Interval | None = None
+    n: int = 0
+
+
+class SizeControl(_Open):
+    """One arm pair on one dimension: the arm effect with and without patch size."""
+
+    n: int = 0
+    sizes_differ: int = Field(0, description="Verdicts between patches of unequal size.")
+    arm_effect: Coefficient | None = Field(None, description="Log-odds that arm_a wins, "
+                                                             "size not in the model.")
+    win_rate_a: float | None = None
+    arm_effect_size_controlled: Coefficient | None = Field(
+        None, description="Log-odds that arm_a wins with patch size held equal (the log "
+                          "size ratio as a covariate).")
+    win_rate_a_size_controlled: float | None = None
+    size_effect: Coefficient | None = Field(None, description="Log-odds per unit of "
+                                                              "log(size_a / size_b).")
+    by_ratio: list[RatioBin] = Field(default_factory=list)
+
+
+class JuryAgreementEntry(_Open):
+    """Krippendorff's alpha (nominal) over the judges' verdicts, with its interval."""
+
+    alpha: float | None = None
+    ci: Interval | None = Field(None, description="95% bootstrap interval over compared "
+                                                  "pairs.")
+    n_units: int = 0
+    n_pairs: int = 0
+
+
+class JuryAgreement(JuryAgreementEntry):
+    """``pairwise.jury.agreement``: all dimensions pooled, then by dimension."""
+
+    by_dimension: dict[str, JuryAgreementEntry] = Field(default_factory=dict)
+
+
+class JuryMember(_Open):
+    """One judge of a jury: its own results, self-audit and cost."""
+
+    model: str
+    base_url: str | None = None
+    pairs: dict[str, dict[str, PairDimensionStats]] = Field(default_factory=dict)
+    judge_reliability: JudgeReliability | None = None
+    size_control: dict[str, dict[str, SizeControl]] = Field(default_factory=dict)
+    run: PairwiseRun | None = None
+
+
+class JurySummary(_Open):
+    """``pairwise.jury``: several judges, each by flip-and-draw, and their verdict."""
+
+    rule: str = Field("majority", description="majority (more than half of the judges "
+                                              "with a verdict) or unanimous.")
+    judges: list[str] = Field(default_factory=list)
+    agreement: JuryAgreement = Field(default_factory=JuryAgreement)
+    members: dict[str, JuryMember] = Field(default_factory=dict)
+    flagged_judges: list[str] = Field(default_factory=list, description="The judges whose "
+                                      "self-audit flagged them.")
 
 
 class PairwiseSummary(BaseModel):
@@ -92,6 +193,16 @@ class PairwiseSummary(BaseModel):
     __pydantic_extra__: dict[str, dict[str, PairDimensionStats]] = Field(init=False)
 
     judge_reliability: JudgeReliability | None = None
+    jury: JurySummary | None = Field(None, description="With several judges: each judge's "
+                                     "results and self-audit, and their agreement.")
+
+    @model_serializer(mode="wrap")
+    def _without_jury(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``jury`` is written only when several judges judged."""
+        data = handler(self)
+        if self.jury is None:
+            data.pop("jury", None)
+        return data
 
     def pairs(self) -> dict[str, dict[str, PairDimensionStats]]:
         """``"<arm_a> vs <arm_b>"`` → dimension → statistics."""
@@ -204,6 +315,9 @@ class EvalSummary(ScoreSummary):
     pairwise: PairwiseSummary | None = None
     pairwise_ranking: PairwiseRanking | None = None
     pairwise_run: PairwiseRun | None = None
+    pairwise_size: dict[str, dict[str, SizeControl]] | None = Field(
+        None, description="Per arm pair and dimension: the arm effect with and without "
+                          "patch size (a logistic Bradley-Terry model).")
     audit: AuditSummary | None = None
     judge: JudgeRun | None = Field(None, description="The judge model, how verdicts were "
                                    "asked of it, and every request it received.")
@@ -241,14 +355,20 @@ def summary_of(result: Any) -> EvalSummary:
 
 __all__ = [
     "AuditSummary",
+    "Coefficient",
     "DimensionReliability",
     "EvalSummary",
     "JudgeReliability",
+    "JuryAgreement",
+    "JuryMember",
+    "JurySummary",
     "PairDimensionStats",
     "PairwiseRanking",
     "PairwiseRun",
     "PairwiseSummary",
     "RankingEntry",
+    "SizeBias",
+    "SizeControl",
     "SuspectRun",
     "TaskAuditSummary",
     "summary_of",

@@ -36,19 +36,30 @@ from judgekit.engine.modes import CHOICES
 from judgekit.engine.registry import PROVIDERS, parse_model
 from judgekit.errors import ConfigError
 
-__all__ = ["HOW_TO_ENABLE", "TerminalProgress", "add_engine_arguments", "config_from_args"]
+__all__ = ["HOW_TO_ENABLE", "TerminalProgress", "add_engine_arguments", "config_from_args",
+           "configs_from_args", "split_judge"]
 
 DEFAULTS = EngineConfig(model="anthropic:claude-haiku-4-5")
 
 
-def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the judge flags shared by every model-calling sub-command."""
+def add_engine_arguments(parser: argparse.ArgumentParser, *, jury: bool = False) -> None:
+    """Add the judge flags shared by every model-calling sub-command; ``jury``: ``--judge``
+    may be repeated (several judges, see :func:`configs_from_args`)."""
     g = parser.add_argument_group("judge model")
-    g.add_argument("--judge", metavar="MODEL",
-                   help="PROVIDER:MODEL: anthropic, openai, azure, bedrock, vertex, or a "
-                        "self-hosted server: vllm, ollama, llamacpp, lmstudio (no key needed)")
+    if jury:
+        g.add_argument("--judge", metavar="MODEL[@URL]", action="append",
+                       help="PROVIDER:MODEL: anthropic, openai, azure, bedrock, vertex, or a "
+                            "self-hosted server: vllm, ollama, llamacpp, lmstudio (no key "
+                            "needed); @URL gives this judge its own server. Repeat for a "
+                            "jury: each judge judges every pair, the majority decides")
+    else:
+        g.add_argument("--judge", metavar="MODEL",
+                       help="PROVIDER:MODEL: anthropic, openai, azure, bedrock, vertex, or a "
+                            "self-hosted server: vllm, ollama, llamacpp, lmstudio (no key "
+                            "needed)")
     g.add_argument("--base-url", metavar="URL",
-                   help="API base URL, http(s)://... (OpenAI-compatible servers too)")
+                   help="API base URL, http(s)://... (OpenAI-compatible servers too); with "
+                        "several --judge, the URL of those given without @URL")
     g.add_argument("--concurrency", metavar="N",
                    help=f"calls in flight at most (default {HOSTED_CONCURRENCY} for a hosted "
                         "API, the slots a self-hosted server reports, else 1; shrinks when "
@@ -103,12 +114,68 @@ def _number(args: argparse.Namespace, name: str, kind: type, low: float, *,
     return value
 
 
+def split_judge(text: str) -> tuple[str, str | None]:
+    """``MODEL@URL`` → ``(MODEL, URL)``; ``MODEL`` → ``(MODEL, None)``. Only an ``@`` that
+    starts ``http://`` or ``https://`` begins a URL (model names may hold ``@`` too).
+
+    Example:
+        >>> split_judge("openai:m1@http://127.0.0.1:8081/v1")
+        ('openai:m1', 'http://127.0.0.1:8081/v1')
+        >>> split_judge("vertex:claude-sonnet-4@20250514")
+        ('vertex:claude-sonnet-4@20250514', None)
+    """
+    for scheme in ("@http://", "@https://"):
+        at = text.find(scheme)
+        if at > 0:
+            return text[:at], check_base_url(text[at + 1:], where=f"--judge {text!r}:")
+    return text, None
+
+
+def configs_from_args(args: argparse.Namespace) -> list[EngineConfig] | None:
+    """One engine config per ``--judge`` (a jury when there are several), or ``None`` as
+    :func:`config_from_args`. A judge given as ``MODEL@URL`` calls that server, and its
+    verdicts are cached under its model and that URL (so the same model on two servers
+    are two judges); the others call ``--base-url`` (or the provider's default)."""
+    given = getattr(args, "judge", None)
+    specs = given if isinstance(given, list) else [given] if given else []
+    if len(specs) <= 1:
+        config = config_from_args(args)
+        return None if config is None else [config]
+    configs = []
+    for spec in specs:
+        config = config_from_args(argparse.Namespace(**{**vars(args), "judge": spec}))
+        assert config is not None  # a model was given
+        configs.append(config)
+    seen = [(c.model, c.base_url) for c in configs]
+    if len(set(seen)) != len(seen):
+        raise ConfigError("--judge: the same judge is given twice")
+    from judgekit.pairwise.jury import juror_labels
+
+    shared = configs[0].on_event
+    return [c.model_copy(update={"on_event": _Named(shared, label)})
+            for c, label in zip(configs, juror_labels(seen))]
+
+
+class _Named:
+    """A jury judge's listener: its notes (a stop, the cost cap) name the judge."""
+
+    def __init__(self, listener: Any, label: str) -> None:
+        self.listener, self.label = listener, label
+
+    def __call__(self, event: EngineEvent) -> None:
+        if event.kind == "note" and self.listener is not None:
+            event = EngineEvent("note", text=f"judge {self.label}: {event.text}")
+        if self.listener is not None:
+            self.listener(event)
+
+
 def config_from_args(args: argparse.Namespace) -> EngineConfig | None:
     """Build the engine config from parsed flags, checking every value first.
 
     Returns ``None`` when no ``--judge`` is given and no provider key is in the
     environment (the caller then skips judging and says how to enable it). With no
-    ``--judge`` but a key present, the provider's default model is used.
+    ``--judge`` but a key present, the provider's default model is used. (A ``--judge``
+    repeated for a jury: :func:`configs_from_args`; here only its first counts.)
     """
     concurrency = _number(args, "--concurrency", int, 1)
     max_cost = _number(args, "--max-cost", float, 0, strict=True)
@@ -120,7 +187,13 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig | None:
     if base_url:
         check_base_url(base_url)
     model = getattr(args, "judge", None)
+    if isinstance(model, list):
+        model = model[0] if model else None
+    scope = None
     if model:
+        model, own_url = split_judge(model)
+        if own_url:
+            base_url = scope = own_url
         parse_model(model)
     else:
         for spec in PROVIDERS.values():
@@ -141,6 +214,8 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig | None:
         "context_window": window,
         "prompt_cache": not getattr(args, "no_prompt_cache", False),
     }
+    if scope:
+        fields["cache_scope"] = scope
     for key, value in (("concurrency", concurrency), ("max_tries", max_tries),
                        ("timeout", timeout)):
         if value is not None:

@@ -38,6 +38,10 @@ def add_pairwise_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--stability-sample", metavar="N", default="0",
                    help="re-ask N randomly chosen (pair, order) requests to measure how "
                         "stable the judge's answers are (default 0: off)")
+    g.add_argument("--jury", choices=("majority", "unanimous"), default="majority",
+                   help="with --judge repeated: the jury's verdict per dimension is the arm "
+                        "more than half of the judges name (majority, default) or the arm "
+                        "all of them name (unanimous); anything else is a draw")
     g.add_argument("--stability-repeats", metavar="K", default="3",
                    help="times each sampled request is asked again (default 3; exactly N×K "
                         "extra calls, cached like any other)")
@@ -65,4 +69,5 @@ def pairwise_options_from_args(args: argparse.Namespace) -> PairwiseOptions:
                            repo_root=getattr(args, "repo_root", None),
                            stability_sample=_count(args, "--stability-sample", 0, 0),
                            stability_repeats=_count(args, "--stability-repeats", 1, 3),
-                           seed=seed if isinstance(seed, int) else 0)
+                           seed=seed if isinstance(seed, int) else 0,
+                           jury_rule=getattr(args, "jury", None) or "majority")

@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "consistency, completeness and minimality (flip-and-draw), audit failed "
                     "tasks with a rubric, and write the report.")
     add_scoring_arguments(p)
-    _engine().add_engine_arguments(p)
+    _engine().add_engine_arguments(p, jury=True)
     _pairwise().add_pairwise_arguments(p)
     _audit().add_audit_arguments(p)
     from judgekit.cli._audit_flags import add_swebench_logs_argument
@@ -61,13 +61,14 @@ def run(args: argparse.Namespace) -> int:
     from judgekit.evaluate import evaluate
     from judgekit.summary import summary_of
 
-    config = _engine().config_from_args(args)
+    configs = _engine().configs_from_args(args)
     pairwise = not args.no_pairwise
     audit = not args.no_audit
-    skipped = config is None and (pairwise or audit)
-    if config is not None and args.json:
-        config = config.model_copy(update={"progress": False})
-    dry_run = config is not None and config.dry_run
+    skipped = configs is None and (pairwise or audit)
+    if configs is not None and args.json:
+        configs = [c.model_copy(update={"progress": False}) for c in configs]
+    config = (configs[0] if len(configs) == 1 else configs) if configs else None
+    dry_run = configs is not None and configs[0].dry_run
     announce_similarity(args)
     captured = io.StringIO()
     source, load_kwargs = inputs_of(args, evaluate)
@@ -113,8 +114,10 @@ def run(args: argparse.Namespace) -> int:
     if stopped:  # the engine's notice already said so, in one line, when it happened
         return 1
     code = _report_failures(result)
-    for line in closing_lines(summary, report, judging_skipped=skipped,
-                              pairwise_asked=pairwise, audit_asked=audit):
+    lines = closing_lines(summary, report, judging_skipped=skipped, pairwise_asked=pairwise,
+                          audit_asked=audit)
+    at = next((i + 1 for i, x in enumerate(lines) if x.startswith("pairwise: ")), len(lines))
+    for line in lines[:at] + _jury_lines(summary) + lines[at:]:
         say(line)
     if code == 0 and incomplete(summary):
         say("incomplete: the cost cap stopped judging before every item was asked "
@@ -140,8 +143,8 @@ def _report_failures(result: Any) -> int:
     from judgekit.cli.audit import report_errors
 
     code = 0
-    if result.pairwise is not None:
-        asked = [r for r in result.pairwise.records if not r.identical]
+    for label, part in _judge_parts(result.pairwise):
+        asked = [r for r in part.records if not r.identical]
         for state in ("error", "unscored"):
             hit = [r for r in asked
                    if any(o.state == state and not o.skipped_cost for o in r.orders)]
@@ -149,13 +152,40 @@ def _report_failures(result: Any) -> int:
                 first = next((o.reason for r in hit for o in r.orders
                               if o.state == state and not o.skipped_cost and o.reason),
                              "unknown")
-                say(f"pairwise: {len(hit)} of {len(asked)} comparisons ended {state} "
-                    f"(first: {first})")
+                say(f"pairwise{label}: {len(hit)} of {len(asked)} comparisons ended "
+                    f"{state} (first: {first})")
         if asked and all(any(o.state == "error" for o in r.orders) for r in asked):
             code = 1
     if result.audit is not None:
         code = max(code, report_errors(result.audit.summary, result.audit.records))
     return code
+
+
+def _jury_lines(summary: Any) -> list[str]:
+    """With a jury: each judge's calls, cost and verdict on itself, and the agreement."""
+    jury = summary.pairwise.jury if summary.pairwise is not None else None
+    if jury is None:
+        return []
+    alpha = jury.agreement.alpha
+    lines = [f"jury ({jury.rule}) of {len(jury.judges)} judges; agreement (Krippendorff's "
+             f"alpha) {'undefined' if alpha is None else f'{alpha:.2f}'}"]
+    for label, m in jury.members.items():
+        run, rel = m.run, m.judge_reliability
+        calls = f"{run.n_calls} calls, {run.n_cached} from the cache, ${run.cost_usd:.4f}" \
+            if run is not None else "no calls"
+        flag = "; flagged" if rel is not None and rel.flagged else ""
+        lines.append(f"  judge {label}: {calls}{flag}")
+    return lines
+
+
+def _judge_parts(pairwise: Any) -> list[tuple[str, Any]]:
+    """``("", report)`` for one judge; ``(" (judge X)", its report)`` for each of a jury."""
+    if pairwise is None:
+        return []
+    jurors = getattr(pairwise, "jurors", None)
+    if jurors is None:
+        return [("", pairwise)]
+    return [(f" (judge {j.label})", j.report) for j in jurors]
 
 
 def _print(summary: Any) -> None:

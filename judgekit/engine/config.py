@@ -58,6 +58,9 @@ class EngineConfig(BaseModel):
 
     model: str
     base_url: str | None = None
+    #: what tells this judge apart in the verdict cache beside its model id (a jury judge
+    #: written ``MODEL@URL`` is its server); ``None``: the model id alone, as always.
+    cache_scope: str | None = None
     #: calls in flight at most; ``None``: 16 for a hosted API, the slots a self-hosted
     #: server reports (one when it reports none).
     concurrency: int | None = Field(None, ge=1)

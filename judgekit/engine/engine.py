@@ -291,6 +291,8 @@ class Engine:
         mode = self.server.ladder.current
         if params.get("route") != mode:
             params = {**params, "route": mode}
+        if c.cache_scope:
+            params = {**params, "judge": c.cache_scope}
         return request_hash(c.provider, c.model_name, params, r.system, r.prompt,
                             r.schema, r.name, repeat=r.repeat)
 

@@ -11,6 +11,7 @@ Example:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -33,6 +34,8 @@ class PairwiseOptions(BaseModel):
         stability_repeats: extra times each of them is asked (exactly sample × repeats calls).
         seed: seed of that random choice and of the bootstrap intervals.
         reliability_threshold: position consistency below which the judge is flagged.
+        jury_rule: with several judges, how their verdicts make the jury's: ``majority``
+            (more than half of the judges with a verdict) or ``unanimous``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -47,4 +50,5 @@ class PairwiseOptions(BaseModel):
     stability_repeats: int = Field(3, ge=1)
     seed: int = 0
     reliability_threshold: float = Field(0.6, ge=0, le=1)
+    jury_rule: Literal["majority", "unanimous"] = "majority"
 

@@ -10,7 +10,9 @@ LLM-as-a-Judge" (2024), on every comparison judged in both orders:
   where the solution shown first won both orders, -1 where the one shown second did, 0
   otherwise, averaged; 0 is fair. Its 95% interval is a bootstrap over compared pairs;
 * *repetition stability*: share of repeated answers (the same request asked again) that
-  agree with the first answer, dimension by dimension.
+  agree with the first answer, dimension by dimension;
+* *size bias*: the share of decisive verdicts that went to the larger patch (see
+  :mod:`judgekit.pairwise.size` for the threshold at which it flags the judge).
 
 Example:
     >>> comps = [Comparison("p1", "A", "A")] * 4
@@ -29,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from judgekit.pairwise.flip import to_side
+from judgekit.pairwise.size import SizedVerdict, size_bias, size_reason
 
 #: bootstrap resamples of the preference-fairness interval.
 BOOTSTRAP = 1000
@@ -95,11 +98,17 @@ def _pct(x: float) -> str:
     return f"{100 * x:.0f}%"
 
 
-def _message(reasons: list[str], overall: dict[str, Any]) -> str:
+def _message(reasons: list[str], overall: dict[str, Any], size: str | None = None) -> str:
     pc = overall["position_consistency"]
     if pc is None:
         return ("No comparison was answered in both orders, so the judge's position "
                 "behaviour could not be measured.")
+    if reasons and reasons == [size]:
+        return ("Do not take these pairwise results at face value: the judge rewards the "
+                "larger patch, so an arm that writes more wins whatever its fixes are worth. "
+                "The size-controlled win rates show what is left of each preference with "
+                "patch size held equal; use another judge model or a revised prompt, and "
+                "measure again.")
     if not reasons:
         return (f"The judge kept its verdict when the two solutions swapped places in "
                 f"{_pct(pc)} of comparisons and showed no clear preference for a slot: the "
@@ -114,13 +123,16 @@ def _message(reasons: list[str], overall: dict[str, Any]) -> str:
 def judge_reliability(comparisons: Sequence[Comparison],
                       repeats: Mapping[str, Sequence[tuple[Mapping[str, str], Mapping[str, str]]]],
                       *, threshold: float = DEFAULT_THRESHOLD, seed: int = 0,
-                      n_repeat_calls: int = 0) -> dict[str, Any]:
+                      n_repeat_calls: int = 0,
+                      sized: Mapping[str, Sequence[SizedVerdict]] | None = None
+                      ) -> dict[str, Any]:
     """``summary["pairwise"]["judge_reliability"]``.
 
     ``comparisons`` are every (pair, dimension) answered validly in both orders;
     ``repeats`` maps a request key to ``(first answers, repeated answers)`` tuples, each a
     ``dimension -> "A" | "B" | "tie"`` mapping. ``n_repeats`` counts the repeated answers
     compared; ``n_repeat_calls`` the calls this run made for them (0 on a cached re-run).
+    ``sized`` (dimension -> verdicts with the two patch sizes) adds ``size_bias``.
     """
     overall = _metrics(comparisons, seed)
     by_dim: dict[str, list[Comparison]] = defaultdict(list)
@@ -143,15 +155,20 @@ def judge_reliability(comparisons: Sequence[Comparison],
                 if dim in again:
                     total += 1
                     agree += int(again[dim] == answer)
+    bias = size_bias(sized) if sized is not None else None
+    size = size_reason(bias) if bias is not None else None
+    if size:
+        reasons.append(size)
     flagged = bool(reasons)
+    extra = {"size_bias": bias} if bias is not None else {}
     return {
         "flagged": flagged, "reasons": reasons,
-        "message": _message(reasons, overall), "threshold": threshold,
+        "message": _message(reasons, overall, size), "threshold": threshold,
         "position_consistency": overall["position_consistency"],
         "preference_fairness": overall["preference_fairness"],
         "preference_fairness_ci": overall["preference_fairness_ci"],
         "by_dimension": {dim: _metrics(comps, seed) for dim, comps in sorted(by_dim.items())},
         "repetition_stability": round(agree / total, 4) if total else None,
         "n_repeats": sum(len(v) for v in repeats.values()),
-        "n_repeat_calls": n_repeat_calls,
+        "n_repeat_calls": n_repeat_calls, **extra,
     }

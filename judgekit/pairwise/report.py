@@ -15,12 +15,13 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from judgekit.engine.accounting import SkipReason
 from judgekit.engine.types import State
 from judgekit.pairwise.flip import to_side
 from judgekit.pairwise.reliability import DEFAULT_THRESHOLD, Comparison, judge_reliability
+from judgekit.pairwise.size import SizedVerdict, size_controlled
 from judgekit.pairwise.stats import DimensionTable, ranking, ranking_intervals
 from judgekit.pairwise.verdict import DIMENSIONS
 
@@ -80,6 +81,25 @@ class PairRecord(BaseModel):
     context_shown: bool = False
     dimensions: dict[str, DimensionRecord]
     orders: list[OrderRecord] = Field(default_factory=list)
+    judges: dict[str, JurorRecord] | None = Field(
+        None, description="With several judges (a jury): each judge's own flip-and-draw "
+                          "result, by judge; ``dimensions`` then holds the jury's verdicts "
+                          "(no orders of their own). Absent with one judge.")
+
+    @model_serializer(mode="wrap")
+    def _without_empty_jury(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``judges`` is written only for a jury: one judge's lines stay as they were."""
+        data = handler(self)
+        if self.judges is None:
+            data.pop("judges", None)
+        return data
+
+
+class JurorRecord(BaseModel):
+    """One judge's flip-and-draw result on one pair, beside the jury's verdict."""
+
+    dimensions: dict[str, DimensionRecord]
+    orders: list[OrderRecord] = Field(default_factory=list)
 
 
 @dataclass
@@ -103,6 +123,9 @@ class PairwiseReport:
     stopped: str | None = None
     #: dollars the engine had recorded when this step ended (all steps so far).
     spend_usd: float | None = None
+    #: (size of a's patch, size of b's patch) per record, in lines added + removed; empty
+    #: when unknown (no size bias or size-controlled results then).
+    sizes: list[tuple[int, int]] = field(default_factory=list)
     _entries: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -121,8 +144,47 @@ class PairwiseReport:
                     agree = to_side(d.order1, 1) == to_side(d.order2, 2)
                 table.get((rec.arm_a, rec.arm_b), dim).add(
                     side, agree=agree, answers=(d.order1, d.order2),
-                    bias=d.position_bias, state=d.state)
+                    bias=d.position_bias, state=d.state,
+                    identical=rec.identical if rec.judges is not None else None)
         return table
+
+    def sized(self) -> dict[tuple[str, str], dict[str, list[SizedVerdict]]]:
+        """Valid verdicts with their patch sizes, by arm pair and dimension (empty without
+        sizes); identical pairs are left out (no verdict of the judge's)."""
+        out: dict[tuple[str, str], dict[str, list[SizedVerdict]]] = {}
+        if len(self.sizes) != len(self.records):
+            return out
+        for rec, (size_a, size_b) in zip(self.records, self.sizes):
+            if rec.identical:
+                continue
+            for dim in DIMENSIONS:
+                d = rec.dimensions[dim]
+                if d.state != "valid":
+                    continue
+                side = ("a" if d.winner == rec.arm_a else "b" if d.winner == rec.arm_b
+                        else "draw")
+                out.setdefault((rec.arm_a, rec.arm_b), {}).setdefault(dim, []).append(
+                    SizedVerdict(side, size_a, size_b))
+        return out
+
+    def sized_by_dimension(self) -> dict[str, list[SizedVerdict]] | None:
+        """Every arm pair's sized verdicts, by dimension; None without sizes."""
+        if len(self.sizes) != len(self.records) or not self.records:
+            return None
+        out: dict[str, list[SizedVerdict]] = {dim: [] for dim in DIMENSIONS}
+        for dims in self.sized().values():
+            for dim, verdicts in dims.items():
+                out[dim].extend(verdicts)
+        return out
+
+    def size_control(self) -> dict[str, Any]:
+        """``summary["pairwise_size"]``: per arm pair and dimension, the arm effect with and
+        without patch size in the model, and the win rate by size ratio."""
+        out: dict[str, Any] = {}
+        for (a, b), dims in self.sized().items():
+            entry = {dim: size_controlled(dims[dim]) for dim in DIMENSIONS if dim in dims}
+            out[f"{a} vs {b}"] = {k: v for k, v in entry.items() if v is not None}
+        return out
 
     def comparisons(self) -> list[Comparison]:
         """Every (pair, dimension) answered validly in both orders."""
@@ -137,7 +199,8 @@ class PairwiseReport:
     def reliability(self) -> dict[str, Any]:
         """``summary["pairwise"]["judge_reliability"]``."""
         return judge_reliability(self.comparisons(), self.repeats, threshold=self.threshold,
-                                 seed=self.seed, n_repeat_calls=self.n_repeat_calls)
+                                 seed=self.seed, n_repeat_calls=self.n_repeat_calls,
+                                 sized=self.sized_by_dimension())
 
     @property
     def n_skipped_cost(self) -> int:
@@ -167,6 +230,9 @@ class PairwiseReport:
         out: dict[str, Any] = {"pairwise": pairwise}
         if not self.dry_run and self.records:
             pairwise["judge_reliability"] = self.reliability()
+            size = self.size_control()
+            if size:
+                out["pairwise_size"] = size
         if len(self.arms()) > 2:
             ranked = ranking(table, DIMENSIONS)
             if not self.dry_run:

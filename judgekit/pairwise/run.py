@@ -25,6 +25,7 @@ from judgekit.pairwise.options import PairwiseOptions
 from judgekit.pairwise.pairs import GOLD, PlannedPair, changed_ranges, collect, plan_pairs
 from judgekit.pairwise.prompt import Orders, fitted_orders, render_orders, system_prompt
 from judgekit.pairwise.report import DimensionRecord, OrderRecord, PairRecord, PairwiseReport
+from judgekit.pairwise.size import patch_size
 from judgekit.pairwise.verdict import DIMENSIONS, OrderVerdict, verdict_problems, verdict_schema
 from judgekit.runs.models import RunResult
 from judgekit.scoring.models import ScoredResult, ScoreSummary
@@ -302,7 +303,9 @@ def run_pairwise(runs: Sequence[RunResult],
     if config.dry_run:
         return PairwiseReport(records=records, estimate=estimate, **common)
     report = PairwiseReport(records=records, stopped=getattr(engine, "stopped", None),
-                            spend_usd=getattr(engine, "spent_usd", None), **common)
+                            spend_usd=getattr(engine, "spent_usd", None),
+                            sizes=[(patch_size(p.a.diff), patch_size(p.b.diff)) for p in pairs],
+                            **common)
     firsts = {o.key: o for o in outcomes[:n]}
     _attach_repeats(report, firsts, outcomes[n:])
     return report

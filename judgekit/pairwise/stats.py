@@ -43,8 +43,9 @@ class PairStats:
     decisive_answers: int = 0
 
     def add(self, winner: str, *, agree: bool | None, answers: Iterable[str | None] = (),
-            bias: bool = False, state: str = "valid") -> None:
-        """Count one outcome; ``agree`` is None when no two answers exist (identical diffs)."""
+            bias: bool = False, state: str = "valid", identical: bool | None = None) -> None:
+        """Count one outcome; ``agree`` is None when no two answers exist (identical diffs,
+        or, with ``identical=False``, a verdict that has no orders of its own: a jury's)."""
         if state == "unscored":
             self.unscored += 1
             return
@@ -58,7 +59,7 @@ class PairStats:
         else:
             self.draws += 1
         if agree is None:
-            self.identical += 1
+            self.identical += int(identical is not False)
         else:
             self.judged += 1
             self.agree += int(agree)

@@ -30,6 +30,7 @@ from judgekit.report.judged import (
     verdict_of,
     win_rate,
 )
+from judgekit.report.judges import jury_html, size_html, size_plot
 from judgekit.report.load import ReportInputs
 from judgekit.report.markup import Raw, badge, e, not_run, section, table
 from judgekit.stats import wilson_interval
@@ -56,7 +57,8 @@ def _consistency_rows(rel: JudgeReliability) -> list[tuple[str, float | None, fl
 def reliability_plots(rel: JudgeReliability) -> str:
     """Position consistency and preference fairness per dimension, with intervals."""
     if not rel.by_dimension:
-        return ""
+        size = size_plot(rel.size_bias)
+        return f'<div class="plots">{size}</div>' if size else ""
     consistency = svg.interval_plot(
         _consistency_rows(rel), title="Position consistency per dimension, with 95% Wilson "
         "interval", marks=[(rel.threshold, f"threshold {pct(rel.threshold)}")])
@@ -68,7 +70,8 @@ def reliability_plots(rel: JudgeReliability) -> str:
     return (f'<div class="plots"><figure><figcaption>Position consistency (dashed: the '
             f"threshold {pct(rel.threshold)})</figcaption>{consistency}</figure><figure>"
             "<figcaption>Preference fairness (dashed: fair; +1 always the first slot, -1 "
-            f"always the second)</figcaption>{fairness}</figure></div>")
+            f"always the second)</figcaption>{fairness}</figure>{size_plot(rel.size_bias)}"
+            "</div>")
 
 
 def reliability_box(summary: EvalSummary) -> str:
@@ -131,6 +134,7 @@ def pairwise_section(inputs: ReportInputs) -> str:
         parts.append(f'<div class="pair"><h3>{e(v.name)}</h3>{legend}'
                      f"<figure>{plot}</figure>{tbl}</div>")
     parts.append(_ranking_table(inputs.summary))
+    parts += [jury_html(inputs.summary), size_html(inputs.summary)]
     return section("pairwise", "Pairwise judging", "".join(parts))
 
 

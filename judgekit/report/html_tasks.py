@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from judgekit.pairwise.report import PairRecord
+from judgekit.pairwise.report import DimensionRecord, PairRecord
 from judgekit.report.content import ResultEntry, TaskView, task_views
 from judgekit.report.format import money, num, seconds
 from judgekit.report.html_judged import verdict_card
@@ -46,15 +46,23 @@ def _files(scored: ScoredResult) -> str:
 
 
 def _pair_rows(r: PairRecord) -> str:
+    """One row per dimension; for a jury, the jury's row then each judge's."""
     rows = []
+    name = f"{r.arm_a} vs {r.arm_b}" + (" (jury)" if r.judges else "")
     for dim, d in r.dimensions.items():
-        reasons = " / ".join(t for t in (d.reasoning1, d.reasoning2) if t)
-        rows.append(f"<tr><td>{e(r.arm_a)} vs {e(r.arm_b)}</td>"
-                    f"<td>{e(dim)}</td><td>{e(d.winner)}</td>"
-                    f"<td>{e(d.order1 or '–')} / {e(d.order2 or '–')}</td>"
-                    f"<td>{'yes' if d.position_bias else 'no'}</td>"
-                    f"<td>{e(d.state)}</td><td>{e(reasons)}</td></tr>")
+        rows.append(_dimension_row(name, dim, d))
+        for label, judge in (r.judges or {}).items():
+            if dim in judge.dimensions:
+                rows.append(_dimension_row(f"judge {label}", dim, judge.dimensions[dim]))
     return "".join(rows)
+
+
+def _dimension_row(name: str, dim: str, d: DimensionRecord) -> str:
+    reasons = " / ".join(t for t in (d.reasoning1, d.reasoning2) if t)
+    return (f"<tr><td>{e(name)}</td><td>{e(dim)}</td><td>{e(d.winner)}</td>"
+            f"<td>{e(d.order1 or '–')} / {e(d.order2 or '–')}</td>"
+            f"<td>{'yes' if d.position_bias else 'no'}</td>"
+            f"<td>{e(d.state)}</td><td>{e(reasons)}</td></tr>")
 
 
 def _pairwise(entry: ResultEntry, records: list[PairRecord], rendered: dict[int, str]) -> str:

@@ -147,6 +147,11 @@ def reliability_facts(rel: JudgeReliability) -> list[str]:
         out.append(f"Repetition stability {pct(rel.repetition_stability)}: {rel.n_repeat_calls} "
                    f"repeated calls ({rel.n_repeats} per request) gave the first answer again "
                    "this often.")
+    from judgekit.report.judges import size_fact
+
+    size = size_fact(rel.size_bias)
+    if size:
+        out.append(size)
     return out
 
 

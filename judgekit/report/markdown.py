@@ -20,6 +20,7 @@ from judgekit.report import clustering as k
 from judgekit.report import content as c
 from judgekit.report import judged as j
 from judgekit.report.format import interval, money, num, pct, seconds
+from judgekit.report.judges import markdown_lines
 from judgekit.report.load import ReportInputs
 from judgekit.report.svg import quantile
 from judgekit.runs.models import RunResult
@@ -307,6 +308,7 @@ def render_markdown(inputs: ReportInputs | EvalSummary | dict[str, Any]) -> str:
     for note in s.notes:
         lines += [f"> {note}", ""]
     lines += _reliability(s) + _warnings(inputs) + _arms(s) + _comparisons(s) + _pairwise(s)
+    lines += markdown_lines(s)
     lines += _audit(inputs)
     lines += _calibration(inputs)
     lines += _results(inputs)

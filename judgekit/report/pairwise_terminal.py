@@ -43,6 +43,19 @@ def print_pairwise(summary: EvalSummary, console: Console | None = None) -> None
         verdict = "judge flagged" if rel.flagged else "judge reliable"
         console.print(f"[{style}]{verdict}[/]: " + (rel.message or "; ".join(rel.reasons)),
                       highlight=False)
+    jury = summary.pairwise.jury
+    if jury is not None:
+        a = jury.agreement
+        ci = f" [{a.ci[0]:.2f}, {a.ci[1]:.2f}]" if a.ci else ""
+        alpha = "undefined" if a.alpha is None else f"{a.alpha:.2f}{ci}"
+        console.print(f"jury ({jury.rule}) of {len(jury.judges)} judges; agreement "
+                      f"(Krippendorff's alpha) {alpha}", highlight=False)
+        for label, m in jury.members.items():
+            rel, run = m.judge_reliability, m.run
+            state = ("flagged: " + "; ".join(rel.reasons) if rel is not None and rel.flagged
+                     else "passed its checks")
+            cost = f"; {run.n_calls} calls, ${run.cost_usd:.4f}" if run is not None else ""
+            console.print(f"  judge {label}: {state}{cost}", highlight=False)
     if summary.pairwise_run is not None:
         for note in summary.pairwise_run.notes:
             console.print(note, highlight=False)

@@ -73,3 +73,28 @@ def prefers(marker: str):
         slot = "A" if in_a and not in_b else "B" if in_b and not in_a else "tie"
         return Reply.ok(verdict(slot))
     return respond
+
+
+def sized_diff(marker: str, lines: int, *, path: str = "src/calc.py") -> str:
+    """A diff adding ``lines`` lines, the first carrying ``marker`` (patch size ``lines``)."""
+    body = "".join(f"+    # {marker if i == 0 else f'note {i}'}\n" for i in range(lines))
+    return (f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n"
+            f"@@ -1,2 +1,{2 + lines} @@\n def div(a, b):\n{body}     return a / b\n")
+
+
+def _changed_lines(section: str) -> int:
+    return sum(1 for line in section.splitlines()
+               if line[:1] in ("+", "-") and not line.startswith(("+++", "---")))
+
+
+def prefers_larger():
+    """A judge that always prefers the larger patch (lines added + removed), whatever it says."""
+    def respond(api: str, body: dict[str, Any]) -> Reply:
+        text = prompt_of(body)
+        a = text.index("## Solution A")
+        b = text.index("## Solution B")
+        end = text.find("Judge consistency", b)
+        size_a, size_b = _changed_lines(text[a:b]), _changed_lines(text[b:end])
+        slot = "A" if size_a > size_b else "B" if size_b > size_a else "tie"
+        return Reply.ok(verdict(slot))
+    return respond

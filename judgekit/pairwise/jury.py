@@ -1,0 +1,251 @@
+"""Juries: several judges, each by the full flip-and-draw protocol, and their verdict.
+
+Each judge judges every pair in both orders on its own (:func:`run_pairwise` once per
+judge). Per pair and dimension each judge's flip-and-draw result is a vote: ``a``, ``b``,
+``draw``, or none when its calls failed. The jury's verdict is
+
+* ``majority``: the arm named by more than half of the judges that gave a verdict; a tie,
+  a split or a majority of draws is a draw;
+* ``unanimous``: the arm every judge named, each of them having given a verdict; anything
+  else is a draw.
+
+A jury's :class:`~judgekit.pairwise.report.PairRecord` holds the jury's verdict in
+``dimensions`` and each judge's own result in ``judges``. Its summary is the usual
+pairwise summary computed on the jury's verdicts, plus ``pairwise.jury``: each judge's
+results, self-audit and cost side by side, and their agreement (Krippendorff's alpha,
+:mod:`judgekit.pairwise.agreement`).
+
+Example:
+    >>> jury_verdict(["a", "a", "draw"]), jury_verdict(["a", "b", "draw"])
+    ('a', 'draw')
+    >>> jury_verdict(["a", "a", None], "unanimous"), jury_verdict([None, None])
+    ('draw', None)
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from judgekit.engine.types import State
+from judgekit.errors import ConfigError
+from judgekit.pairwise.agreement import agreement
+from judgekit.pairwise.report import DimensionRecord, JurorRecord, PairRecord, PairwiseReport
+from judgekit.pairwise.size import size_bias, size_reason
+from judgekit.pairwise.verdict import DIMENSIONS
+
+JuryRule = Literal["majority", "unanimous"]
+
+
+def jury_verdict(votes: Sequence[str | None], rule: JuryRule = "majority") -> str | None:
+    """The jury's verdict from each judge's ``"a"``, ``"b"``, ``"draw"`` or None (no
+    verdict); None when no judge gave one."""
+    given = [v for v in votes if v is not None]
+    if not given:
+        return None
+    if rule == "unanimous":
+        same = len(given) == len(votes) and len(set(given)) == 1
+        return given[0] if same else "draw"
+    for side in ("a", "b"):
+        if 2 * given.count(side) > len(given):
+            return side
+    return "draw"
+
+
+def juror_labels(judges: Sequence[tuple[str, str | None]]) -> list[str]:
+    """A name per judge ``(model, base_url)``: its model id, and ``model@url`` where two
+    judges share a model id."""
+    if len(set(judges)) != len(judges):
+        raise ConfigError("the same judge is named twice: give each judge once")
+    models = [m for m, _ in judges]
+    return [m if models.count(m) == 1 else f"{m}@{url}" for m, url in judges]
+
+
+@dataclass
+class Juror:
+    """One judge of a jury and what it found."""
+
+    label: str
+    model: str
+    base_url: str | None
+    report: PairwiseReport
+
+
+def _side(rec: PairRecord, dim: str) -> str | None:
+    d = rec.dimensions[dim]
+    if d.state != "valid":
+        return None
+    return "a" if d.winner == rec.arm_a else "b" if d.winner == rec.arm_b else "draw"
+
+
+def _state(states: Sequence[State]) -> State:
+    if "valid" in states:
+        return "valid"
+    return "error" if "error" in states else "unscored"
+
+
+def _same_pair(one: PairRecord, other: PairRecord) -> bool:
+    return ((one.task_id, one.arm_a, one.arm_b, one.attempt_a, one.attempt_b)
+            == (other.task_id, other.arm_a, other.arm_b, other.attempt_a, other.attempt_b))
+
+
+def jury_record(recs: Sequence[PairRecord], labels: Sequence[str],
+                rule: JuryRule = "majority") -> PairRecord:
+    """One pair's record of the jury from each judge's record of it."""
+    first = recs[0]
+    dims: dict[str, DimensionRecord] = {}
+    for dim in DIMENSIONS:
+        verdict = jury_verdict([_side(r, dim) for r in recs], rule)
+        winner = {"a": first.arm_a, "b": first.arm_b}.get(verdict or "", "draw")
+        dims[dim] = DimensionRecord(winner=winner, order1=None, order2=None,
+                                    position_bias=False,
+                                    state=_state([r.dimensions[dim].state for r in recs]))
+    base = first.model_dump(exclude={"dimensions", "orders", "judges"})
+    judges = {label: JurorRecord(dimensions=r.dimensions, orders=r.orders)
+              for label, r in zip(labels, recs)}
+    return PairRecord(**base, dimensions=dims, judges=judges)
+
+
+@dataclass
+class JuryReport:
+    """What pairwise judging by a jury returns (a ``JudgedPart``, like
+    :class:`~judgekit.pairwise.report.PairwiseReport`)."""
+
+    jurors: list[Juror]
+    rule: JuryRule = "majority"
+    _records: list[PairRecord] | None = field(default=None, init=False, repr=False)
+    _entries: dict[str, Any] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def labels(self) -> list[str]:
+        return [j.label for j in self.jurors]
+
+    @property
+    def records(self) -> list[PairRecord]:
+        """One record per pair: the jury's verdicts, each judge's beside them."""
+        if self._records is None:
+            per = [j.report.records for j in self.jurors]
+            if len({len(r) for r in per}) != 1 or not all(
+                    _same_pair(recs[0], r) for recs in zip(*per) for r in recs):
+                raise ValueError("the judges of a jury did not judge the same pairs")
+            self._records = [jury_record(recs, self.labels, self.rule) for recs in zip(*per)]
+        return self._records
+
+    @property
+    def stopped(self) -> str | None:
+        """Why a judge's engine stopped sending calls (an authentication failure), if one did."""
+        return next((f"{j.label}: {j.report.stopped}" for j in self.jurors
+                     if j.report.stopped), None)
+
+    @property
+    def estimate(self) -> str | None:
+        """On a dry run, each judge's estimate."""
+        if not self.dry_run:
+            return None
+        return "; ".join(f"{j.label}: {j.report.estimate}" for j in self.jurors)
+
+    @property
+    def dry_run(self) -> bool:
+        return self.jurors[0].report.dry_run
+
+    def records_jsonl(self) -> str:
+        return "".join(r.model_dump_json() + "\n" for r in self.records)
+
+    def verdict_report(self) -> PairwiseReport:
+        """The jury's verdicts as one report (its statistics are the jury's)."""
+        first = self.jurors[0].report
+        return PairwiseReport(records=self.records, judge=f"jury ({self.rule}): "
+                              + ", ".join(self.labels), select=first.select,
+                              notes=list(first.notes), threshold=first.threshold,
+                              seed=first.seed, sizes=list(first.sizes),
+                              stopped=self.stopped,
+                              spend_usd=sum(j.report.spend_usd or 0.0 for j in self.jurors))
+
+    def agreement(self) -> dict[str, Any]:
+        """``pairwise.jury.agreement``: alpha over every (pair, dimension), then per dimension."""
+        units: dict[str, list[tuple[str, list[str | None]]]] = {d: [] for d in DIMENSIONS}
+        for n, recs in enumerate(zip(*(j.report.records for j in self.jurors))):
+            if recs[0].identical:
+                continue  # a draw decided without asking any judge
+            for dim in DIMENSIONS:
+                units[dim].append((str(n), [_side(r, dim) for r in recs]))
+        seed = self.jurors[0].report.seed
+        pooled = agreement([u for dim in DIMENSIONS for u in units[dim]], seed=seed)
+        return {**pooled, "by_dimension": {dim: agreement(units[dim], seed=seed)
+                                           for dim in DIMENSIONS}}
+
+    def summary_entries(self) -> dict[str, Any]:
+        """The pairwise entries of ``summary.json`` for the jury's verdicts, with
+        ``pairwise.jury`` (computed once; a copy is returned)."""
+        if self._entries is None:
+            self._entries = self._summary_entries()
+        return copy.deepcopy(self._entries)
+
+    def _summary_entries(self) -> dict[str, Any]:
+        verdicts = self.verdict_report()
+        out = verdicts.summary_entries()
+        if self.dry_run:
+            return out
+        members: dict[str, Any] = {}
+        flagged: list[str] = []
+        for j in self.jurors:
+            entries = j.report.summary_entries()
+            pairs = dict(entries["pairwise"])
+            rel = pairs.pop("judge_reliability", None)
+            if rel is not None and rel["flagged"]:
+                flagged.append(j.label)
+            members[j.label] = {"model": j.model, "base_url": j.base_url, "pairs": pairs,
+                                "judge_reliability": rel,
+                                "size_control": entries.get("pairwise_size", {}),
+                                "run": entries["pairwise_run"]}
+        runs = [m["run"] for m in members.values()]
+        out["pairwise_run"].update(
+            n_calls=sum(r["n_calls"] for r in runs), n_cached=sum(r["n_cached"] for r in runs),
+            cost_usd=round(sum(r["cost_usd"] for r in runs), 6),
+            n_skipped_cost=sum(r["n_skipped_cost"] or 0 for r in runs),
+            skipped_cost=sorted({p for r in runs for p in r["skipped_cost"]}),
+            n_fitted=sum(r["n_fitted"] for r in runs))
+        out["pairwise"]["judge_reliability"] = self._reliability(
+            members, flagged, verdicts)
+        out["pairwise"]["jury"] = {"rule": self.rule, "judges": self.labels,
+                                   "agreement": self.agreement(), "members": members,
+                                   "flagged_judges": flagged}
+        return out
+
+    def _reliability(self, members: dict[str, Any], flagged: list[str],
+                     verdicts: PairwiseReport) -> dict[str, Any]:
+        """The jury's reliability: every judge's reasons, and the jury's own size lean."""
+        reasons = [f"judge {label}: {reason}" for label, m in members.items()
+                   for reason in (m["judge_reliability"] or {}).get("reasons", [])]
+        sized = verdicts.sized_by_dimension()
+        bias = size_bias(sized) if sized is not None else None
+        own = size_reason(bias) if bias is not None else None
+        if own:
+            reasons.append(f"the jury's verdicts: {own}")
+        n = len(self.jurors)
+        if not reasons:
+            message = (f"Each of the {n} judges passed its reliability checks (position "
+                       "consistency, preference fairness, patch size): the jury's verdicts "
+                       "reflect the solutions, not their order or size.")
+        else:
+            who = (f"{len(flagged)} of the {n} judges did not pass their checks "
+                   f"({', '.join(flagged)})" if flagged else "the jury's verdicts follow "
+                   "patch size")
+            message = (f"Read the jury's verdicts with care: {who}. A majority outvotes one "
+                       "judge's bias only where the other judges agree with each other; "
+                       "compare each judge's verdicts and self-audit side by side, and the "
+                       "size-controlled win rates.")
+        rel: dict[str, Any] = {
+            "flagged": bool(reasons), "reasons": reasons, "message": message,
+            "threshold": self.jurors[0].report.threshold, "position_consistency": None,
+            "preference_fairness": None, "preference_fairness_ci": None, "by_dimension": {},
+            "repetition_stability": None,
+            "n_repeats": sum((m["judge_reliability"] or {}).get("n_repeats", 0)
+                             for m in members.values()),
+            "n_repeat_calls": sum((m["judge_reliability"] or {}).get("n_repeat_calls", 0)
+                                  for m in members.values())}
+        if bias is not None:
+            rel["size_bias"] = bias
+        return rel
