@@ -172,7 +172,8 @@ def pairing_sentence(c: Comparison) -> str:
     excluded = c.n_excluded_error
     if excluded:
         bits.append(f"{excluded} result{'s' if excluded != 1 else ''} where the harness "
-                    "failed (status error) were left out of the pairing")
+                    f"failed (status error) {'were' if excluded != 1 else 'was'} left out "
+                    "of the pairing")
     if c.n_vacuous:
         bits.append(f"{c.n_vacuous} paired result{'s' if c.n_vacuous != 1 else ''} executed no "
                     "test (vacuous) and count as non-passes")
