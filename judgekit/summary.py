@@ -184,6 +184,11 @@ class JurySummary(_Open):
     members: dict[str, JuryMember] = Field(default_factory=dict)
     flagged_judges: list[str] = Field(default_factory=list, description="The judges whose "
                                       "self-audit flagged them.")
+    reused_judges: list[str] = Field(
+        default_factory=list, description="Judges whose verdicts and entries were taken from "
+                                          "the judged output a judge was added to (not asked "
+                                          "in this run; pairwise_run's counts and cost leave "
+                                          "them out).")
 
 
 class PairwiseSummary(BaseModel):
