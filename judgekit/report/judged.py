@@ -244,8 +244,9 @@ def audit_jury_lines(audit: AuditSummary) -> tuple[str, list[str]]:
         ...                  disagreements=["t / x / attempt 0: m1 1 (Flaky Tests), m2 0"],
         ...                  members={"m1": AuditJuryMember(model="m1", n_valid=2, n_ife=1),
         ...                           "m2": AuditJuryMember(model="m2", n_valid=2, n_ife=0)})
-        >>> audit_jury_lines(AuditSummary(jury=jury))[0]
-        'Audit jury of 2 judges, each result classified by the majority of their scores (a tie is 0): m1 1 of 2 valid verdicts blame the item; m2 0 of 2. They disagree on 1 result.'
+        >>> head, listed = audit_jury_lines(AuditSummary(jury=jury))
+        >>> head.split(": ", 1)[1], len(listed)
+        ('m1 1 of 2 valid verdicts blame the item; m2 0 of 2. They disagree on 1 result.', 1)
     """
     jury = audit.jury
     if jury is None:
