@@ -16,9 +16,18 @@ from typing import Any
 
 import pytest
 
-from judgekit.testing import FakeAPIServer
+from judgekit.testing import FakeAPIServer, Reply
+from judgekit.testing.replies import schema_of
 from tests.clirun import judgekit
-from tests.pairwise.helpers import DIMS, always, prefers, prefers_larger
+from tests.pairwise.helpers import (
+    DIMS,
+    always,
+    prefers,
+    prefers_larger,
+    result,
+    sized_diff,
+    write_runs,
+)
 from tests.pairwise.test_jury import N_TASKS, _runs
 
 SPEC = {"size": lambda s: f"anthropic:claude-haiku-4-5@{s.url}",
@@ -203,3 +212,33 @@ def test_an_output_without_its_runs_is_named(tmp_path: Path) -> None:
     assert proc.returncode == 2
     (line,) = proc.stderr.strip().splitlines()
     assert "runs.jsonl" in line and "missing" in line
+
+
+def test_the_audit_and_the_scores_are_carried_over_unchanged(tmp_path: Path) -> None:
+    runs = write_runs(tmp_path / "runs.json", [
+        r for t in range(4) for r in (result(f"t{t}", "base", sized_diff(f"GOOD {t}", 2)),
+                                      result(f"t{t}", "ctx", sized_diff(f"plain {t}", 3),
+                                             passed=t % 2 == 0))])
+
+    def judge(api: str, body: dict[str, Any]) -> Reply:  # pairwise verdicts, and audits
+        pairwise = "consistency" in (schema_of(body) or {}).get("properties", {})
+        return prefers("GOOD")(api, body) if pairwise else Reply()
+
+    out = tmp_path / "out"
+    with FakeAPIServer(judge) as one, FakeAPIServer(always("A")) as two:
+        proc = judgekit("judge", runs, "--no-similarity", "--judge",
+                        f"openai:one@{one.openai_base_url}", "--out", out,
+                        env=_env(tmp_path / "a"))
+        assert proc.returncode == 0, proc.stderr
+        before, _ = _read(out)
+        audit_lines = (out / "audit.jsonl").read_text()
+        proc = judgekit("judge", out, "--judge", f"openai:two@{two.openai_base_url}",
+                        env=_env(tmp_path / "b"))
+        assert proc.returncode == 0, proc.stderr
+        assert two.count() == 2 * 4
+    after, _ = _read(out)
+    assert before["audit"]["n_failed"] == 2
+    assert after["audit"] == before["audit"]
+    assert (out / "audit.jsonl").read_text() == audit_lines
+    assert after["results"] == before["results"]
+    assert after["pairwise"]["jury"]["judges"] == ["openai:one", "openai:two"]
