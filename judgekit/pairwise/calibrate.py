@@ -203,6 +203,13 @@ def _side(record: PairRecord, winner: str) -> Label:
     return "A" if winner == record.arm_a else "B" if winner == record.arm_b else "draw"
 
 
+def _ordered(by_judge: dict[str, list[Item]], records: Sequence[PairRecord]) -> list[str]:
+    """The judges' names: a jury's in its order, others sorted."""
+    jury = next((list(r.judges) for r in records if r.judges is not None), [])
+    return ([n for n in jury if n in by_judge]
+            + sorted(n for n in by_judge if n not in jury))
+
+
 def calibrate_pairwise(records: Sequence[PairRecord], gold: GoldSet, *,
                        default_judge: str = DEFAULT_JUDGE, labels_file: str = "",
                        seed: int = stats.DEFAULT_SEED,
@@ -250,8 +257,8 @@ def calibrate_pairwise(records: Sequence[PairRecord], gold: GoldSet, *,
                     by_judge.setdefault(name or judge_of(rec, default_judge), []).append(item)
     return PairwiseCalibration(
         labels_file=labels_file, n_labels=len(gold.labels), blank_labels=gold.blank,
-        judges={name: agreement(items, seed=seed, resamples=resamples)
-                for name, items in sorted(by_judge.items())},
+        judges={name: agreement(by_judge[name], seed=seed, resamples=resamples)
+                for name in _ordered(by_judge, records)},
         jury=agreement(jury, seed=seed, resamples=resamples) if jury is not None else None,
         left_out=dict(sorted(left_out.items())),
         labels_without_verdict=[_label_name(k) for k in sorted(set(gold.labels) - matched)],
