@@ -158,6 +158,8 @@ class KeptAudit:
 
     records: list[Any]
     summary: dict[str, Any]
+    #: not run now: its failures were told when it ran, and are not this run's.
+    carried_over: bool = True
 
     def summary_entries(self) -> dict[str, Any]:
         return {"audit": json.loads(json.dumps(self.summary))}

@@ -153,7 +153,7 @@ def auth_stop(result: Any) -> str | None:
     """Why the engine stopped sending calls (a 401/403), if it did."""
     if result.pairwise is not None and getattr(result.pairwise, "stopped", None):
         return str(result.pairwise.stopped)
-    if result.audit is not None:
+    if result.audit is not None and not getattr(result.audit, "carried_over", False):
         for record in result.audit.records:
             reason = getattr(record, "reason", None) or ""
             if reason.startswith("not sent: "):
@@ -179,7 +179,7 @@ def _report_failures(result: Any) -> int:
                     f"{state} (first: {first})")
         if asked and all(any(o.state == "error" for o in r.orders) for r in asked):
             code = 1
-    if result.audit is not None:
+    if result.audit is not None and not getattr(result.audit, "carried_over", False):
         code = max(code, report_errors(result.audit.summary, result.audit.records))
     return code
 
