@@ -117,6 +117,7 @@ def evaluate(
     keep_runs: bool = True,
     adapters: Sequence[Adapter] | None = None,
     while_judging: Callable[[EvalResult], Iterable[object]] | None = None,
+    audit_jury: bool = False,
 ) -> EvalResult:
     """Load runs (or take loaded results), score them, and judge them when a judge is given.
 
@@ -129,7 +130,8 @@ def evaluate(
     the verdicts (e.g. :meth:`judgekit.report.PreparedParts.steps`); the engine advances it
     between model calls (:meth:`judgekit.engine.Engine.between_calls`).
     ``judge`` may also be a list of them: a jury (:mod:`judgekit.pairwise.jury`), each
-    judging every pair in turn; the audit is the first judge's.
+    judging every pair in turn; the audit is the first judge's, or with ``audit_jury``
+    each judge's, the majority classifying each result (:mod:`judgekit.audit.jury`).
     ``similarity=True`` adds the embedding similarity of diffs (the index extra); it is off
     by default. Load-time warnings (files reached twice, duplicate results, skipped files)
     head ``summary.warnings``. ``keep_runs=False`` (only without a judge and without
@@ -186,7 +188,9 @@ def evaluate(
         judged = run_pairwise(runs, pending.rows, engine, pairwise_options, exclude=exclude)
     result = pending.result()
     result.pairwise = judged
-    if audit:
+    if audit and audit_jury and len(configs) > 1:
+        result.audit = _audit_by_jury(runs, result.summary, engine, configs, audit_options)
+    elif audit:
         from judgekit.audit import run_audit
 
         result.audit = run_audit(runs, result.summary, engine, audit_options)
@@ -224,3 +228,29 @@ def _judge_by_jury(runs: Sequence[RunResult], rows: Sequence[ScoredResult], firs
         first.config = first.config.model_copy(
             update={"max_cost_usd": max(cap - others, 1e-9)})
     return JuryReport(jurors, rule=options.jury_rule)
+
+
+def _audit_by_jury(runs: Sequence[RunResult], summary: ScoreSummary, first: Any,
+                   configs: Sequence[Any], options: Any | None) -> JudgedPart:
+    """The audit by each judge in turn (``first`` is the first judge's engine), then the
+    jury's classification; a cost cap holds for the jury as a whole."""
+    from judgekit.audit import AuditOptions, run_audit
+    from judgekit.audit.jury import AuditJuror, AuditJuryReport
+    from judgekit.engine import Engine
+    from judgekit.pairwise.jury import juror_labels
+
+    options = options or AuditOptions()
+    labels = juror_labels([(c.model, c.base_url) for c in configs])
+    jurors, spent = [], first.spent_usd
+    for k, (label, config) in enumerate(zip(labels, configs)):
+        engine = first
+        if k:
+            if config.max_cost_usd is not None:
+                config = config.model_copy(
+                    update={"max_cost_usd": max(config.max_cost_usd - spent, 1e-9)})
+            engine = Engine(config)
+        before = engine.spent_usd
+        report = run_audit(runs, summary, engine, options)
+        spent += engine.spent_usd - before
+        jurors.append(AuditJuror(label, config.model, config.base_url, report))
+    return AuditJuryReport(jurors, min_runs=options.min_runs)

@@ -184,6 +184,11 @@ class JurySummary(_Open):
     members: dict[str, JuryMember] = Field(default_factory=dict)
     flagged_judges: list[str] = Field(default_factory=list, description="The judges whose "
                                       "self-audit flagged them.")
+    reused_judges: list[str] = Field(
+        default_factory=list, description="Judges whose verdicts and entries were taken from "
+                                          "the judged output a judge was added to (not asked "
+                                          "in this run; pairwise_run's counts and cost leave "
+                                          "them out).")
 
 
 class PairwiseSummary(BaseModel):
@@ -278,8 +283,38 @@ class TaskAuditSummary(_Open):
     runs: list[SuspectRun] = Field(default_factory=list)
 
 
+class AuditJuryMember(_Open):
+    """One judge of an audit jury: what its own verdicts say, and what they cost."""
+
+    model: str
+    base_url: str | None = None
+    n_valid: int = 0
+    n_ife: int = 0
+    n_error: int = 0
+    n_unscored: int = 0
+    by_type: dict[str, int] = Field(default_factory=dict)
+    suspected_tasks: list[str] = Field(default_factory=list)
+    tries_total: int = 0
+    cost_usd: float | None = None
+    n_skipped_cost: int | None = None
+
+
+class AuditJury(_Open):
+    """``audit.jury``: several judges audited each failed result; the majority classifies."""
+
+    rule: str = Field("majority", description="The jury's score of a result: the majority "
+                                              "of the judges' valid scores (a tie is 0).")
+    judges: list[str] = Field(default_factory=list)
+    members: dict[str, AuditJuryMember] = Field(default_factory=dict)
+    n_disagreements: int = 0
+    disagreements: list[str] = Field(
+        default_factory=list, description="Results whose judges gave different scores: "
+                                          "task / arm / attempt: each judge's score (type).")
+
+
 class AuditSummary(_Open):
-    """``summary["audit"]``: counts of the audit of failed results, per task and category."""
+    """``summary["audit"]``: counts of the audit of failed results, per task and category.
+    With an audit jury the counts, tasks and suspected tasks are the jury's."""
 
     rubric: str | None = None
     rubric_version: int | str | None = None
@@ -305,6 +340,16 @@ class AuditSummary(_Open):
     skipped_cost: list[str] = Field(default_factory=list,
                                     description="The results not audited for the cost cap "
                                                 "(task / arm / attempt).")
+    jury: AuditJury | None = Field(None, description="With several judges: each judge's "
+                                   "counts, and the results they disagree on.")
+
+    @model_serializer(mode="wrap")
+    def _without_jury(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``jury`` is written only when several judges audited."""
+        data = handler(self)
+        if self.jury is None:
+            data.pop("jury", None)
+        return data
 
 
 class EvalSummary(ScoreSummary):
@@ -354,6 +399,8 @@ def summary_of(result: Any) -> EvalSummary:
 
 
 __all__ = [
+    "AuditJury",
+    "AuditJuryMember",
     "AuditSummary",
     "Coefficient",
     "DimensionReliability",

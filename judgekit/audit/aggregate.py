@@ -19,7 +19,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from judgekit.engine import ItemOutcome
 from judgekit.engine.accounting import SkipReason
@@ -40,6 +40,20 @@ class SampleOutcome(BaseModel):
     skipped_cost: bool = False
     skipped: SkipReason | None = None
     fitted: bool = False
+
+
+class JurorAudit(BaseModel):
+    """One judge's audit of one failed result, beside the jury's verdict."""
+
+    state: str
+    score: int | None = None
+    deficiency_type: str | None = None
+    verdict: dict[str, Any] | None = None
+    evidence_verified: bool = False
+    tries: int = 0
+    cost_usd: float = 0.0
+    cached: bool = False
+    reason: str | None = None
 
 
 class AuditRecord(BaseModel):
@@ -74,6 +88,19 @@ class AuditRecord(BaseModel):
                                                          "too_long_for_context.")
     materials_cut_to_fit: bool = Field(False, description="Materials condensed further to "
                                                           "fit the judge model's window.")
+
+    judges: dict[str, JurorAudit] | None = Field(
+        None, description="With several judges (an audit jury): each judge's own audit of "
+                          "the result, by judge; the fields above are then the jury's "
+                          "(majority score). Absent with one judge.")
+
+    @model_serializer(mode="wrap")
+    def _without_empty_jury(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``judges`` is written only for a jury: one judge's lines stay as they were."""
+        data = handler(self)
+        if self.judges is None:
+            data.pop("judges", None)
+        return data
 
     @property
     def score(self) -> int | None:

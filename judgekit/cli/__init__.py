@@ -32,6 +32,7 @@ COMMANDS: tuple[str, ...] = (
     "audit",
     "rubrics",
     "calibrate",
+    "compare",
     "index",
 )
 
@@ -68,6 +69,10 @@ def _check_out(args: argparse.Namespace) -> None:
         return
     if getattr(args, "dry_run", False):
         return
+    from judgekit.report.outdir import is_judged_output
+
+    if args.command == "judge" and any(is_judged_output(p) for p in args.paths):
+        return  # judging an output again: the command checks --out against that output
     from judgekit.cli._output import check_out_dir
 
     check_out_dir(args.out, force=bool(getattr(args, "force", False)), paths=args.paths,

@@ -28,9 +28,10 @@ def add_pairwise_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--pairs", action="append", metavar="X:Y", default=None,
                    help="compare arm X with arm Y (repeatable; 'gold' is the ground-truth fix); "
                         "default: every two arms of each task")
-    g.add_argument("--select", choices=("best", "all"), default="best",
+    g.add_argument("--select", choices=("best", "all"), default=None,
                    help="with several attempts per arm: best (passing first, then highest F1; "
-                        "default) or all (every attempt against every attempt)")
+                        "default; judging an output again: the output's) or all (every "
+                        "attempt against every attempt)")
     g.add_argument("--reference", action="store_true",
                    help="show the judge the ground-truth diff as a reference")
     g.add_argument("--repo-root", type=Path, metavar="DIR",
@@ -38,10 +39,11 @@ def add_pairwise_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--stability-sample", metavar="N", default="0",
                    help="re-ask N randomly chosen (pair, order) requests to measure how "
                         "stable the judge's answers are (default 0: off)")
-    g.add_argument("--jury", choices=("majority", "unanimous"), default="majority",
+    g.add_argument("--jury", choices=("majority", "unanimous"), default=None,
                    help="with --judge repeated: the jury's verdict per dimension is the arm "
-                        "more than half of the judges name (majority, default) or the arm "
-                        "all of them name (unanimous); anything else is a draw")
+                        "more than half of the judges name (majority, default; judging an "
+                        "output again: the output's) or the arm all of them name "
+                        "(unanimous); anything else is a draw")
     g.add_argument("--stability-repeats", metavar="K", default="3",
                    help="times each sampled request is asked again (default 3; exactly N×K "
                         "extra calls, cached like any other)")
@@ -64,7 +66,7 @@ def pairwise_options_from_args(args: argparse.Namespace) -> PairwiseOptions:
     """Build :class:`PairwiseOptions` from parsed flags (one-line errors for bad values)."""
     pairs = [parse_pair(p) for p in (getattr(args, "pairs", None) or [])]
     seed = getattr(args, "seed", None)
-    return PairwiseOptions(pairs=pairs or None, select=getattr(args, "select", "best"),
+    return PairwiseOptions(pairs=pairs or None, select=getattr(args, "select", None) or "best",
                            reference=bool(getattr(args, "reference", False)),
                            repo_root=getattr(args, "repo_root", None),
                            stability_sample=_count(args, "--stability-sample", 0, 0),

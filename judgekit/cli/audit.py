@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "checked for consistency and for quotes found in the materials, then "
                     "aggregated per task.")
     add_scoring_arguments(p)
-    add_engine_arguments(p)
+    add_engine_arguments(p, jury=True)
     add_audit_arguments(p)
     add_swebench_logs_argument(p)
     add_output_arguments(p)
@@ -54,13 +54,15 @@ def run(args: argparse.Namespace) -> int:
 
     options = audit_options_from_args(args)
     load_rubric(options.rubric)  # a bad rubric fails before any scoring or call
-    config = _engine_flags().config_from_args(args)
-    if config is None:  # an audit is nothing but judge calls: nothing to do without a judge
+    configs = _engine_flags().configs_from_args(args)
+    if configs is None:  # an audit is nothing but judge calls: nothing to do without a judge
         raise ConfigError(NO_JUDGE)
     if args.json:
-        config = config.model_copy(update={"progress": False})
+        configs = [c.model_copy(update={"progress": False}) for c in configs]
+    config = configs[0]
     source, load_kwargs = inputs_of(args, evaluate)
-    result = evaluate(source, judge=config, pairwise=False, audit=True, audit_options=options,
+    result = evaluate(source, judge=configs if len(configs) > 1 else config, pairwise=False,
+                      audit=True, audit_options=options, audit_jury=True,
                       **load_kwargs, **scoring_kwargs(args))
     if config.dry_run:
         say("audit: dry run, no call made, nothing written")

@@ -41,7 +41,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "judge", help="score, judge pairs of solutions (flip-and-draw) and audit failures",
         description="Score runs, judge every two arms of each task in both orders on "
                     "consistency, completeness and minimality (flip-and-draw), audit failed "
-                    "tasks with a rubric, and write the report.")
+                    "tasks with a rubric, and write the report. Given a judged output "
+                    "directory (--out DIR of an earlier run) instead of runs, add the judges "
+                    "of --judge to it: only they are asked; the output's verdicts, scores "
+                    "and audit are reused, the jury is computed again, and DIR (or --out) "
+                    "is rewritten as a set.")
     add_scoring_arguments(p)
     _engine().add_engine_arguments(p, jury=True)
     _pairwise().add_pairwise_arguments(p)
@@ -51,12 +55,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_swebench_logs_argument(p)
     p.add_argument("--no-pairwise", action="store_true", help="skip pairwise judging")
     p.add_argument("--no-audit", action="store_true", help="skip the audit of failed tasks")
+    p.add_argument("--replace-judges", action="store_true",
+                   help="with a judged output DIR as PATH: the judges given replace the "
+                        "output's (those it has keep their verdicts, the others are dropped) "
+                        "instead of joining them")
     add_output_arguments(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from judgekit.cli._output import EXIT_INCOMPLETE, closing_lines, incomplete, tasks_line
+    from judgekit.report.outdir import is_judged_output
+
+    if any(is_judged_output(p) for p in args.paths):
+        from judgekit.cli._rejudge import run_rejudge
+
+        return run_rejudge(args)
+    from judgekit.cli._output import tasks_line
     from judgekit.cli.audit import inputs_of
     from judgekit.evaluate import evaluate
     from judgekit.summary import summary_of
@@ -103,7 +117,16 @@ def run(args: argparse.Namespace) -> int:
         from judgekit.report import write_reports
 
         report = write_reports(result, args.out, prepared=prepared, summary=summary)
-    table = not args.json and not args.out
+    return finish(args, result, summary, report, out=args.out, skipped=skipped,
+                  pairwise=pairwise, audit=audit)
+
+
+def finish(args: argparse.Namespace, result: Any, summary: Any, report: Any, *,
+           out: Any, skipped: bool, pairwise: bool, audit: bool) -> int:
+    """Print the summary (or, with ``out`` written, the closing lines); the exit code."""
+    from judgekit.cli._output import EXIT_INCOMPLETE, closing_lines, incomplete
+
+    table = not args.json and not out
     if args.json:
         print_json(summary.as_json())
     elif table:
@@ -130,7 +153,7 @@ def auth_stop(result: Any) -> str | None:
     """Why the engine stopped sending calls (a 401/403), if it did."""
     if result.pairwise is not None and getattr(result.pairwise, "stopped", None):
         return str(result.pairwise.stopped)
-    if result.audit is not None:
+    if result.audit is not None and not getattr(result.audit, "carried_over", False):
         for record in result.audit.records:
             reason = getattr(record, "reason", None) or ""
             if reason.startswith("not sent: "):
@@ -156,7 +179,7 @@ def _report_failures(result: Any) -> int:
                     f"{state} (first: {first})")
         if asked and all(any(o.state == "error" for o in r.orders) for r in asked):
             code = 1
-    if result.audit is not None:
+    if result.audit is not None and not getattr(result.audit, "carried_over", False):
         code = max(code, report_errors(result.audit.summary, result.audit.records))
     return code
 
@@ -173,6 +196,8 @@ def _jury_lines(summary: Any) -> list[str]:
         run, rel = m.run, m.judge_reliability
         calls = f"{run.n_calls} calls, {run.n_cached} from the cache, ${run.cost_usd:.4f}" \
             if run is not None else "no calls"
+        if label in jury.reused_judges:
+            calls = "verdicts reused from the judged output, no call"
         flag = "; flagged" if rel is not None and rel.flagged else ""
         lines.append(f"  judge {label}: {calls}{flag}")
     return lines

@@ -4,8 +4,9 @@ Each gold label (:mod:`judgekit.pairwise.gold`) names the better of two arms' so
 a task on one dimension, or a draw. Each record of ``pairwise.jsonl`` on the same task and
 arms gives the judge's flip-and-draw verdict on that dimension; one item is one such
 (record, dimension). Items are grouped by the judge model that answered (the model of the
-record's calls), so several judges' records are compared one by one; a jury's verdict is
-compared the same way once records carry one (today ``jury`` is ``None``).
+record's calls), so several judges' records are compared one by one. A jury's records
+(``judges`` set) give each judge's own flip-and-draw verdict, compared per judge under the
+judge's name, and the jury's verdict (the record's ``dimensions``), compared as ``jury``.
 
 Left out and counted: identical changes (a draw decided without asking any judge) and
 dimensions without a valid verdict (unscored, error). Reported per judge: accuracy (the
@@ -34,7 +35,7 @@ from pydantic import BaseModel, Field
 
 from judgekit import stats
 from judgekit.pairwise.gold import GoldSet, Label
-from judgekit.pairwise.report import PairRecord
+from judgekit.pairwise.report import DimensionRecord, PairRecord
 from judgekit.pairwise.verdict import DIMENSIONS
 
 LABELS: tuple[Label, ...] = ("A", "B", "draw")
@@ -184,27 +185,49 @@ def judge_of(record: PairRecord, default: str = DEFAULT_JUDGE) -> str:
     return models.pop() if len(models) == 1 else default
 
 
-def _verdict(record: PairRecord, dim: str) -> Label:
-    winner = record.dimensions[dim].winner
-    return "A" if winner == record.arm_a else "B" if winner == record.arm_b else "draw"
-
-
 def _label_name(key: tuple[str, str, str, str]) -> str:
     task, a, b, dim = key
     return f"{task} / {a} vs {b} / {dim}"
+
+
+def _verdicts(record: PairRecord) -> list[tuple[str | None, dict[str, DimensionRecord]]]:
+    """(judge name, dimensions) of each verdict a record holds: each judge's own with a
+    jury, then the jury's (name None); the record's own verdict with one judge ("")."""
+    if record.judges is None:
+        return [("", record.dimensions)]
+    return [*((name, j.dimensions) for name, j in record.judges.items()),
+            (None, record.dimensions)]
+
+
+def _side(record: PairRecord, winner: str) -> Label:
+    return "A" if winner == record.arm_a else "B" if winner == record.arm_b else "draw"
+
+
+def _ordered(by_judge: dict[str, list[Item]], records: Sequence[PairRecord]) -> list[str]:
+    """The judges' names: a jury's in its order, others sorted."""
+    jury = next((list(r.judges) for r in records if r.judges is not None), [])
+    return ([n for n in jury if n in by_judge]
+            + sorted(n for n in by_judge if n not in jury))
 
 
 def calibrate_pairwise(records: Sequence[PairRecord], gold: GoldSet, *,
                        default_judge: str = DEFAULT_JUDGE, labels_file: str = "",
                        seed: int = stats.DEFAULT_SEED,
                        resamples: int = stats.DEFAULT_RESAMPLES) -> PairwiseCalibration:
-    """Compare each judge's pairwise verdicts with the gold labels."""
+    """Compare each judge's pairwise verdicts, and a jury's, with the gold labels.
+
+    ``left_out`` and the counts of unlabelled verdicts follow each record's own verdict
+    (the jury's, with a jury); a judge's item without a valid verdict of its own is left
+    out of that judge's figures only."""
     by_judge: dict[str, list[Item]] = {}
+    jury: list[Item] | None = None
     left_out: Counter[str] = Counter()
     matched: set[tuple[str, str, str, str]] = set()
     unlabelled = 0
     for index, rec in enumerate(records):
         a, b = sorted((rec.arm_a, rec.arm_b))
+        if rec.judges is not None and jury is None:
+            jury = []
         for dim in DIMENSIONS:
             if dim not in rec.dimensions:
                 continue
@@ -217,16 +240,26 @@ def calibrate_pairwise(records: Sequence[PairRecord], gold: GoldSet, *,
             matched.add(key)
             if rec.identical:
                 left_out["identical"] += 1
-            elif state != "valid":
+                continue
+            if state != "valid":
                 left_out[state] += 1
-            else:
-                by_judge.setdefault(judge_of(rec, default_judge), []).append(Item(
-                    rec.task_id, rec.arm_a, rec.arm_b, dim, _verdict(rec, dim),
-                    label.label_for(rec.arm_a, rec.arm_b), index))
+            gold_label = label.label_for(rec.arm_a, rec.arm_b)
+            for name, dims in _verdicts(rec):
+                own = dims.get(dim)
+                if own is None or own.state != "valid":
+                    continue
+                item = Item(rec.task_id, rec.arm_a, rec.arm_b, dim, _side(rec, own.winner),
+                            gold_label, index)
+                if name is None:
+                    assert jury is not None
+                    jury.append(item)
+                else:
+                    by_judge.setdefault(name or judge_of(rec, default_judge), []).append(item)
     return PairwiseCalibration(
         labels_file=labels_file, n_labels=len(gold.labels), blank_labels=gold.blank,
-        judges={name: agreement(items, seed=seed, resamples=resamples)
-                for name, items in sorted(by_judge.items())},
-        jury=None, left_out=dict(sorted(left_out.items())),
+        judges={name: agreement(by_judge[name], seed=seed, resamples=resamples)
+                for name in _ordered(by_judge, records)},
+        jury=agreement(jury, seed=seed, resamples=resamples) if jury is not None else None,
+        left_out=dict(sorted(left_out.items())),
         labels_without_verdict=[_label_name(k) for k in sorted(set(gold.labels) - matched)],
         n_verdicts_without_label=unlabelled, seed=seed, resamples=resamples)

@@ -115,6 +115,11 @@ class JuryReport:
 
     jurors: list[Juror]
     rule: JuryRule = "majority"
+    #: notes on the jury as a whole (``pairwise_run.notes``), after the first judge's.
+    notes: list[str] = field(default_factory=list)
+    #: judges whose verdicts were taken from an earlier output, not asked in this run: their
+    #: entries are theirs as judged then, and this run's counts and cost leave them out.
+    reused: list[str] = field(default_factory=list)
     _records: list[PairRecord] | None = field(default=None, init=False, repr=False)
     _entries: dict[str, Any] | None = field(default=None, init=False, repr=False)
 
@@ -158,8 +163,8 @@ class JuryReport:
         first = self.jurors[0].report
         return PairwiseReport(records=self.records, judge=f"jury ({self.rule}): "
                               + ", ".join(self.labels), select=first.select,
-                              notes=list(first.notes), threshold=first.threshold,
-                              seed=first.seed, sizes=list(first.sizes),
+                              notes=list(first.notes) + list(self.notes),
+                              threshold=first.threshold, seed=first.seed, sizes=list(first.sizes),
                               stopped=self.stopped,
                               spend_usd=sum(j.report.spend_usd or 0.0 for j in self.jurors))
 
@@ -200,7 +205,7 @@ class JuryReport:
                                 "judge_reliability": rel,
                                 "size_control": entries.get("pairwise_size", {}),
                                 "run": entries["pairwise_run"]}
-        runs = [m["run"] for m in members.values()]
+        runs = [m["run"] for label, m in members.items() if label not in self.reused]
         out["pairwise_run"].update(
             n_calls=sum(r["n_calls"] for r in runs), n_cached=sum(r["n_cached"] for r in runs),
             cost_usd=round(sum(r["cost_usd"] for r in runs), 6),
@@ -212,6 +217,8 @@ class JuryReport:
         out["pairwise"]["jury"] = {"rule": self.rule, "judges": self.labels,
                                    "agreement": self.agreement(), "members": members,
                                    "flagged_judges": flagged}
+        if self.reused:
+            out["pairwise"]["jury"]["reused_judges"] = list(self.reused)
         return out
 
     def _reliability(self, members: dict[str, Any], flagged: list[str],

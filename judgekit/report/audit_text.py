@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from judgekit.report.judged import audit_jury_lines
 from judgekit.summary import AuditSummary, SuspectRun
 
 
@@ -38,6 +39,9 @@ def audit_lines(audit: AuditSummary | dict[str, Any], markdown: bool = True) -> 
            "materials" if a.n_evidence_unverified else "") + ".")
     if a.by_type:
         out.append("By defect: " + ", ".join(f"{k} {v}" for k, v in a.by_type.items()) + ".")
+    jury, disagreements = audit_jury_lines(a)
+    if jury:
+        out += [jury] + [f"- {d}" for d in disagreements]
     out.append("")
     suspected = [t for t in a.tasks if t.suspected]
     out.append(f"{h}# Suspected defective tasks" if markdown else "Suspected defective tasks:")

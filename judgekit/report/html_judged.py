@@ -11,6 +11,7 @@ from judgekit.report import svg
 from judgekit.report.format import pct
 from judgekit.report.judged import (
     answers_of,
+    audit_jury_lines,
     audit_run_line,
     by_dimension,
     evidence_list,
@@ -222,6 +223,11 @@ def audit_section(inputs: ReportInputs) -> str:
     run_line = audit_run_line(audit, records)
     if run_line:
         parts.append(f'<p class="muted">{e(run_line)}</p>')
+    jury, disagreements = audit_jury_lines(audit)
+    if jury:
+        parts.append(f'<div class="audit-jury"><p>{e(jury)}</p>'
+                     + (f"<ul>{''.join(f'<li>{e(d)}</li>' for d in disagreements)}</ul>"
+                        if disagreements else "") + "</div>")
     if suspected:
         items = "".join(f'<li><a href="#task-{e(t)}">{e(t)}</a>'
                         f'{": " + e(kinds[t]) if t in kinds else ""}</li>' for t in suspected)

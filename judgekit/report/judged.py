@@ -235,6 +235,33 @@ def audit_run_line(audit: AuditSummary, records: list[AuditRecord] | None = None
     return f"Audit: {text}." if text else ""
 
 
+def audit_jury_lines(audit: AuditSummary) -> tuple[str, list[str]]:
+    """With an audit jury: one sentence on its judges, and the results they disagree on.
+
+    Example:
+        >>> from judgekit.summary import AuditJury, AuditJuryMember
+        >>> jury = AuditJury(judges=["m1", "m2"], n_disagreements=1,
+        ...                  disagreements=["t / x / attempt 0: m1 1 (Flaky Tests), m2 0"],
+        ...                  members={"m1": AuditJuryMember(model="m1", n_valid=2, n_ife=1),
+        ...                           "m2": AuditJuryMember(model="m2", n_valid=2, n_ife=0)})
+        >>> head, listed = audit_jury_lines(AuditSummary(jury=jury))
+        >>> head.split(": ", 1)[1], len(listed)
+        ('m1 1 of 2 valid verdicts blame the item; m2 0 of 2. They disagree on 1 result.', 1)
+    """
+    jury = audit.jury
+    if jury is None:
+        return "", []
+    members = [f"{label} {m.n_ife} of {m.n_valid}" + (" valid verdicts blame the item"
+                                                       if not n else "")
+               for n, (label, m) in enumerate(jury.members.items())]
+    n = jury.n_disagreements
+    head = (f"Audit jury of {len(jury.judges)} judges, each result classified by the "
+            f"majority of their scores (a tie is 0): {'; '.join(members)}. "
+            + (f"They disagree on {n} result{'s' if n != 1 else ''}." if n
+               else "They agree on every result."))
+    return head, list(jury.disagreements)
+
+
 def record_key(rec: AuditRecord) -> tuple[str, str, int]:
     return (rec.task_id, rec.arm, rec.attempt)
 

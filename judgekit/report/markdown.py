@@ -215,6 +215,10 @@ def _audit(inputs: ReportInputs) -> list[str]:
     records = j.sorted_audit(inputs)
     run_line = j.audit_run_line(audit, records)
     lines += [run_line, ""] if run_line else []
+    jury, disagreements = j.audit_jury_lines(audit)
+    if jury:
+        lines += [jury, ""] + [f"- {d}" for d in disagreements] + ([""] if disagreements
+                                                                  else [])
     if suspected:
         named = [f"{t} ({kinds[t]})" if t in kinds else t for t in suspected]
         lines += [f"**Suspected defective tasks:** {', '.join(named)}", ""]

@@ -38,6 +38,13 @@ OUTPUT_FILES: tuple[str, ...] = ("summary.json", "results.jsonl", "runs.jsonl",
 _MARK = ".judgekit-"
 
 
+def is_judged_output(path: str | Path) -> bool:
+    """True when ``path`` is an output directory of judgekit with pairwise verdicts (its
+    ``summary.json`` and ``pairwise.jsonl``)."""
+    p = Path(path)
+    return p.is_dir() and (p / "summary.json").is_file() and (p / "pairwise.jsonl").is_file()
+
+
 def _staging_prefix(out: Path) -> str:
     return f".{out.name}{_MARK}"
 

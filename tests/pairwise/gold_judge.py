@@ -39,3 +39,12 @@ def respond(api: str, body: dict[str, Any]) -> Reply:
         else "tie",
         "completeness": "tie",
     }))
+
+
+def respond_consistency_everywhere(api: str, body: dict[str, Any]) -> Reply:
+    """Another scripted judge: the consistency rule above on every dimension (a solution
+    that adds to ruff's ported black test suite loses all three; otherwise ties)."""
+    sol_a, sol_b = _solutions(prompt_of(body))
+    black_a, black_b = "fixtures/black/" in sol_a, "fixtures/black/" in sol_b
+    return Reply.ok(verdict("B" if black_a and not black_b else "A" if black_b and not black_a
+                            else "tie"))

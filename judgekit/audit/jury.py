@@ -1,0 +1,140 @@
+"""Audit juries: several judges audit every failed result; the majority classifies it.
+
+Each judge audits on its own (:func:`judgekit.audit.run.run_audit` once per judge). Per
+result, the jury's score is the majority of the judges' valid scores (a tie is 0, as for
+samples: blaming the benchmark item needs a majority); its verdict and deficiency type are
+those of a judge of the majority, the type the majority names most. A result is a
+*disagreement* when the judges with a valid verdict do not all give the same score; each
+is listed in ``summary["audit"]["jury"]["disagreements"]`` with every judge's score and
+type. The per-task aggregation and suspected tasks are then the jury's.
+
+Example:
+    >>> from judgekit.audit.aggregate import AuditRecord
+    >>> def rec(score):
+    ...     return AuditRecord(task_id="t", arm="x", attempt=0, test_status="failed",
+    ...                        state="valid", verdict={"score": score},
+    ...                        deficiency_type="Flaky Tests" if score else "none")
+    >>> jury = jury_audit_record([rec(1), rec(0), rec(1)], ["m1", "m2", "m3"])
+    >>> jury.score, disagreement(jury)
+    (1, 't / x / attempt 0: m1 1 (Flaky Tests), m2 0, m3 1 (Flaky Tests)')
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from judgekit.audit.aggregate import AuditRecord, JurorAudit, aggregate_tasks, majority_score
+from judgekit.audit.run import AuditReport
+
+
+def _juror(rec: AuditRecord) -> JurorAudit:
+    return JurorAudit(state=rec.state, score=rec.score, deficiency_type=rec.deficiency_type,
+                      verdict=rec.verdict, evidence_verified=rec.evidence_verified,
+                      tries=rec.tries, cost_usd=rec.cost_usd, cached=rec.cached,
+                      reason=rec.reason)
+
+
+def jury_audit_record(recs: Sequence[AuditRecord], labels: Sequence[str]) -> AuditRecord:
+    """One result's record of the jury from each judge's record of it."""
+    first = recs[0]
+    judges = {label: _juror(r) for label, r in zip(labels, recs)}
+    base = first.model_dump(exclude={"state", "verdict", "deficiency_type", "evidence_verified",
+                                     "quotes_not_found", "tries", "reason", "agreement",
+                                     "sample_scores", "cached", "cost_usd", "judges"})
+    common: dict[str, Any] = {
+        **base, "judges": judges, "tries": sum(r.tries for r in recs),
+        "cost_usd": sum(r.cost_usd for r in recs), "cached": all(r.cached for r in recs),
+        "sample_scores": [r.score for r in recs]}
+    valid = [r for r in recs if r.score is not None]
+    if not valid:
+        state = "error" if any(r.state == "error" for r in recs) else "unscored"
+        reason = next((r.reason for r in recs if r.reason), None)
+        return AuditRecord(**common, state=state, reason=reason)
+    score, agreement = majority_score([r.score or 0 for r in valid])
+    winners = [r for r in valid if r.score == score]  # never empty: a tie is 0, given
+    top = Counter(r.deficiency_type for r in winners).most_common(1)[0][0]
+    chosen = next(r for r in winners if r.deficiency_type == top)
+    return AuditRecord(**common, state="valid", verdict=chosen.verdict, deficiency_type=top,
+                       evidence_verified=chosen.evidence_verified,
+                       quotes_not_found=chosen.quotes_not_found, agreement=agreement)
+
+
+def disagreement(record: AuditRecord) -> str | None:
+    """``task / arm / attempt N: judge score (type), ...`` when the judges with a valid
+    verdict give different scores; None otherwise."""
+    judges = record.judges or {}
+    scores = {j.score for j in judges.values() if j.score is not None}
+    if len(scores) < 2:
+        return None
+    def one(label: str, j: JurorAudit) -> str:
+        if j.score is None:
+            return f"{label} no verdict ({j.state})"
+        kind = f" ({j.deficiency_type})" if j.score == 1 and j.deficiency_type else ""
+        return f"{label} {j.score}{kind}"
+    return (f"{record.task_id} / {record.arm} / attempt {record.attempt}: "
+            + ", ".join(one(label, j) for label, j in judges.items()))
+
+
+@dataclass
+class AuditJuror:
+    """One judge of an audit jury and its audit."""
+
+    label: str
+    model: str
+    base_url: str | None
+    report: AuditReport
+
+
+@dataclass
+class AuditJuryReport:
+    """The audit part of an evaluation by a jury (a ``JudgedPart``)."""
+
+    jurors: list[AuditJuror]
+    min_runs: int = 2
+
+    @property
+    def labels(self) -> list[str]:
+        return [j.label for j in self.jurors]
+
+    @property
+    def records(self) -> list[AuditRecord]:
+        per = [j.report.records for j in self.jurors]
+        return [jury_audit_record(recs, self.labels) for recs in zip(*per)]
+
+    def verdict_report(self) -> AuditReport:
+        """The jury's verdicts as one audit report (counts, tasks, suspected: the jury's)."""
+        first = self.jurors[0].report
+        records = self.records
+        passed = {t.task_id: t.n_passed for t in first.tasks}
+        return AuditReport(rubric=first.rubric, records=records,
+                           tasks=aggregate_tasks(records, passed, min_runs=self.min_runs),
+                           model="jury (majority): " + ", ".join(self.labels),
+                           samples=first.samples)
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        verdicts = self.verdict_report()
+        out = verdicts.summary
+        disagreements = [d for d in map(disagreement, verdicts.records) if d]
+        members = {}
+        for j in self.jurors:
+            own = j.report.summary
+            members[j.label] = {
+                "model": j.model, "base_url": j.base_url, "n_valid": own["n_valid"],
+                "n_ife": own["n_ife"], "n_error": own["n_error"],
+                "n_unscored": own["n_unscored"], "by_type": own["by_type"],
+                "suspected_tasks": own["suspected_tasks"], "tries_total": own["tries_total"],
+                "cost_usd": own["cost_usd"], "n_skipped_cost": own["n_skipped_cost"]}
+        out["jury"] = {"rule": "majority", "judges": self.labels, "members": members,
+                       "n_disagreements": len(disagreements),
+                       "disagreements": disagreements}
+        return out
+
+    def summary_entries(self) -> dict[str, Any]:
+        return {"audit": self.summary}
+
+    def records_jsonl(self) -> str:
+        return "".join(r.model_dump_json() + "\n" for r in self.records)
