@@ -300,6 +300,26 @@ def _git_lines(diff: str) -> Iterable[str]:
             start += 1
 
 
+def _plain_git_headers(diff: str) -> bool:
+    """True when no file header of a ``diff --git`` diff (its ``diff --git`` line up to its
+    first ``@@`` line) holds a rename, copy, new, deleted or binary file, or a quoted path.
+
+    Only the headers are read: the hunk bodies are skipped with ``str.find``, so a diff is
+    scanned once. :func:`_git_section` reads nothing else to find a section's paths.
+    """
+    start, size = 0, len(diff)
+    while True:
+        nxt = diff.find("\ndiff --git ", start)
+        end = size if nxt < 0 else nxt
+        hunk = diff.find("\n@@ ", start, end)
+        header = diff[start : end if hunk < 0 else hunk]
+        if any(marker in header for marker in _SPECIAL_MARKERS):
+            return False
+        if nxt < 0:
+            return True
+        start = nxt + 1
+
+
 def patch_paths(patches: Iterable[FilePatch]) -> set[str]:
     return {p for patch in patches for p in patch.paths}
 
@@ -328,7 +348,7 @@ def excluded_files(diff: str | None, exclude: Sequence[str] = DEFAULT_INFRA_PATH
 @lru_cache(maxsize=4096)
 def _touched(diff: str, exclude: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """``(kept, left out)`` paths of ``diff``."""
-    if diff.startswith("diff --git ") and not any(marker in diff for marker in _SPECIAL_MARKERS):
+    if diff.startswith("diff --git ") and _plain_git_headers(diff):
         # Plain modifications only: the paths are those of the ``diff --git`` lines.
         paths: set[str] = set()
         for rest in _git_lines(diff):

@@ -1,0 +1,185 @@
+"""Score run files as they are read, a large judgekit ``.jsonl`` file in worker processes.
+
+:func:`iter_scored` finds, reads and checks files exactly as
+:func:`judgekit.runs.load.iter_results` does (same errors, warnings and duplicates), but hands
+out each result's :class:`ScoredResult` and keeps no result. A judgekit ``.jsonl`` file of at
+least ``parallel_bytes`` is cut into shards of whole lines (:mod:`judgekit.runs.shards`);
+each worker process reads, checks and scores its own shards, and sends back the scores only.
+Scores come back in file order. A line a worker cannot accept is read again here and given
+to the line-by-line reader, whose error (naming the file, the line and the field) is raised
+after the scores of the lines before it, as when the file is read a line at a time.
+
+Example:
+    >>> rows = list(iter_scored("examples/bobbin"))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from judgekit.diffs import DEFAULT_INFRA_PATHS
+from judgekit.errors import InputError
+from judgekit.runs.adapters import Adapter
+from judgekit.runs.load import (MAX_LINE_BYTES, Key, LoadReport, Reading, iter_items,
+                                native_line)
+from judgekit.runs.models import RunResult
+from judgekit.runs.shards import lines_of, plan, read_line
+from judgekit.scoring.models import ScoredResult
+from judgekit.scoring.score import score_result
+
+SHARD_BYTES = 16 * 1024 * 1024
+"""Bytes of a ``.jsonl`` file a worker reads and scores in one go."""
+PARALLEL_BYTES = 32 * 1024 * 1024
+"""Smallest ``.jsonl`` file scored in worker processes; smaller ones are scored here."""
+MAX_WORKERS = 8
+
+_FIELDS = tuple(ScoredResult.model_fields)
+_ALL_SET = frozenset(_FIELDS)
+_new = object.__new__
+
+
+def _row(scored: ScoredResult) -> tuple[Any, ...]:
+    """A score as the tuple of its field values (cheap to send between processes)."""
+    values = scored.__dict__
+    return tuple(values[name] for name in _FIELDS)
+
+
+def _scored(row: tuple[Any, ...]) -> ScoredResult:
+    """The score whose validated field values ``row`` holds, rebuilt as unpickling rebuilds
+    a model, without validating them again (every field was given when it was validated)."""
+    scored = _new(ScoredResult)
+    scored.__setstate__({"__dict__": dict(zip(_FIELDS, row)), "__pydantic_extra__": None,
+                         "__pydantic_fields_set__": set(_ALL_SET),
+                         "__pydantic_private__": None})
+    return scored
+
+
+@dataclass(frozen=True)
+class _Shard:
+    path: str
+    start: int
+    end: int
+    exclude: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _ShardScores:
+    rows: list[tuple[Any, ...]]
+    lines: int
+    #: (line number within the shard, offset in the file) of a line that was refused
+    refused: tuple[int, int] | None = None
+
+
+def _score_shard(shard: _Shard) -> _ShardScores:
+    """Read, check and score the lines of one shard; stop at the first refused line."""
+    path = Path(shard.path)
+    rows: list[tuple[Any, ...]] = []
+    number = 0
+    for number, offset, raw in lines_of(path, shard.start, shard.end, MAX_LINE_BYTES):
+        if len(raw) <= MAX_LINE_BYTES and not raw.strip():
+            continue
+        try:
+            result = native_line(raw, path, number)
+        except InputError:
+            return _ShardScores(rows, number, (number, offset))
+        rows.append(_row(score_result(result, exclude=shard.exclude)))
+    return _ShardScores(rows, number)
+
+
+def default_workers() -> int:
+    """The CPUs this process may run on (at most :data:`MAX_WORKERS`)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, MAX_WORKERS))
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """``fork`` (no start-up cost) where it is safe, in a process with one thread; else
+    ``spawn``."""
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
+def _in_order(jobs: Sequence[_Shard], workers: int) -> Iterator[_ShardScores]:
+    """Each job's scores, in job order; at most ``2 * workers`` jobs in flight."""
+    if workers <= 1 or len(jobs) <= 1:
+        yield from map(_score_shard, jobs)
+        return
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=_context())
+    try:
+        pending: deque[Future[_ShardScores]] = deque()
+        queued = iter(jobs)
+        for job in queued:
+            pending.append(pool.submit(_score_shard, job))
+            if len(pending) >= 2 * workers:
+                break
+        while pending:
+            done = pending.popleft().result()
+            nxt = next(queued, None)
+            if nxt is not None:
+                pending.append(pool.submit(_score_shard, nxt))
+            yield done
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+class ScoredReading(Reading[ScoredResult]):
+    """Results handed out as their scores; judgekit ``.jsonl`` files scored in shards."""
+
+    def __init__(self, exclude: Sequence[str] = DEFAULT_INFRA_PATHS, *,
+                 workers: int | None = None, shard_bytes: int = SHARD_BYTES,
+                 parallel_bytes: int = PARALLEL_BYTES) -> None:
+        self.exclude = tuple(exclude)
+        self.workers = default_workers() if workers is None else max(1, workers)
+        self.shard_bytes = max(1, shard_bytes)
+        self.parallel_bytes = parallel_bytes
+
+    def convert(self, result: RunResult) -> ScoredResult:
+        return score_result(result, exclude=self.exclude)
+
+    def key(self, item: ScoredResult) -> Key | None:
+        return None if item.run_id is None else (item.run_id, item.task_id, item.arm,
+                                                 item.attempt)
+
+    def label(self, item: ScoredResult) -> str:
+        return f"{item.task_id} / {item.arm} / attempt {item.attempt} (run {item.run_id})"
+
+    def native_jsonl(self, path: Path, first: tuple[int, Any],
+                     rest: Iterator[tuple[int, Any]]) -> Iterator[ScoredResult]:
+        rest.close()  # type: ignore[attr-defined]
+        size = path.stat().st_size
+        parallel = self.workers > 1 and size >= self.parallel_bytes
+        shards = plan(path, target=self.shard_bytes, limit=MAX_LINE_BYTES)
+        jobs = [_Shard(str(path), start, end, self.exclude) for start, end in shards]
+        base = 0
+        for scores in _in_order(jobs, self.workers if parallel else 1):
+            for row in scores.rows:
+                yield _scored(row)
+            if scores.refused is not None:
+                number, offset = scores.refused
+                native_line(read_line(path, offset, MAX_LINE_BYTES), path, base + number)
+                raise InputError(path, f"line {base + number}", "refused")  # not reached
+            base += scores.lines
+
+
+def iter_scored(paths: str | Path | Sequence[str | Path], *,
+                exclude: Sequence[str] = DEFAULT_INFRA_PATHS,
+                adapters: Sequence[Adapter] | None = None,
+                report: LoadReport | None = None,
+                workers: int | None = None) -> Iterator[ScoredResult]:
+    """The scores of every result of files and directories, in the order
+    :func:`~judgekit.runs.load.iter_results` yields the results; ``workers`` processes
+    (default: one per CPU) score large judgekit ``.jsonl`` files."""
+    return iter_items(paths, ScoredReading(exclude, workers=workers), adapters=adapters,
+                      report=report)
