@@ -36,23 +36,27 @@ def _plain(value: Any) -> bool:
         item = stack.pop()
         kind = type(item)
         if kind is dict:
-            for key, sub in item.items():
-                if type(key) is not str:
-                    return False
-                stack.append(sub)
-        elif kind is list:
-            stack.extend(item)
-        elif kind is str or item is None or kind is bool:
-            continue
-        elif kind is int:
-            if not -_MAX_INT <= item < _MAX_INT:
+            if item and set(map(type, item)) != {str}:
                 return False
-        elif kind is float:
-            size = abs(item)
-            if not (item == 0 or _FLOAT_LOW <= size < _FLOAT_HIGH):
-                return False  # NaN and infinity fail both tests
+            children: Any = item.values()
+        elif kind is list:
+            children = item
         else:
-            return False
+            children = (item,)
+        for sub in children:
+            kind = type(sub)
+            if kind is str or sub is None or kind is bool:
+                continue
+            if kind is dict or kind is list:
+                stack.append(sub)
+            elif kind is int:
+                if not -_MAX_INT <= sub < _MAX_INT:
+                    return False
+            elif kind is float:
+                if not (sub == 0 or _FLOAT_LOW <= abs(sub) < _FLOAT_HIGH):
+                    return False  # NaN and infinity fail both tests
+            else:
+                return False
     return True
 
 

@@ -38,9 +38,10 @@ from judgekit.runs.validation import MAX_DEPTH, parse_json
 _BIG = float(2**63)
 
 
-def _agrees(value: dict[str, Any] | list[Any]) -> bool:
-    """False when orjson's value may differ from the reference's (see the module text)."""
-    stack: list[tuple[Any, int]] = [(value, 0)]
+def _agrees(value: dict[str, Any] | list[Any], depth: int = 0) -> bool:
+    """False when orjson's value (``depth`` levels into its document) may differ from the
+    reference's (see the module text)."""
+    stack: list[tuple[Any, int]] = [(value, depth)]
     while stack:
         item, depth = stack.pop()
         if depth >= MAX_DEPTH:
@@ -56,18 +57,33 @@ def _agrees(value: dict[str, Any] | list[Any]) -> bool:
     return True
 
 
-def fast_loads(data: bytes) -> tuple[bool, Any]:
+def fast_loads(data: bytes, depth: int = 0) -> tuple[bool, Any]:
     """``(True, value)`` when orjson's reading of ``data`` is the reference's, else
-    ``(False, None)``: the caller then asks the reference."""
+    ``(False, None)``: the caller then asks the reference. ``depth``: how deep in a larger
+    document the value sits (its nesting counts from the document's top)."""
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
         return False, None
     if isinstance(value, float):
         return -_BIG < value < _BIG, value if -_BIG < value < _BIG else None
-    if isinstance(value, (dict, list)) and not _agrees(value):
+    if isinstance(value, (dict, list)) and not _agrees(value, depth):
         return False, None
     return True, value
+
+
+def nested_deeper(value: Any, levels: int) -> bool:
+    """True when ``value`` holds a container more than ``levels`` levels down."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth >= levels:
+            return True
+        for sub in (item.values() if type(item) is dict else
+                    item if type(item) is list else ()):
+            if type(sub) is dict or type(sub) is list:
+                stack.append((sub, depth + 1))
+    return False
 
 
 def reference_loads(data: bytes, where: str | Path, prefix: str = "") -> Any:

@@ -27,8 +27,10 @@ from judgekit.errors import InputError
 from judgekit.io import MAX_FILE_BYTES, cannot_read, open_regular, read_regular
 from judgekit.runs.adapters import ADAPTERS, Adapter, Settling
 from judgekit.runs.adapters.bobbin import is_bobbin_side_file, is_bobbin_result_name
+from judgekit.runs.adapters.native import NativeAdapter
 from judgekit.runs.fastjson import loads
-from judgekit.runs.models import RunResult
+from judgekit.runs.jsondoc import NotStreamable, stream_document
+from judgekit.runs.models import RunFile, RunResult
 from judgekit.runs.validation import validate
 
 RUN_SUFFIXES = (".json", ".jsonl", ".eval")
@@ -37,7 +39,11 @@ _SUMMARY_KEYS = {"results", "arms", "comparisons"}
 _SCORED_KEYS = {"task_id", "arm", "test_status"}
 _MAX_LISTED = 5
 MAX_LINE_BYTES = 64 * 1024 * 1024
-"""Longest line of a JSON-lines file judgekit reads."""
+"""Longest line of a JSON-lines file judgekit reads (and longest result of a document read a
+result at a time)."""
+STREAM_BYTES = 16 * 1024 * 1024
+"""``.json`` documents of this size or more are read a result at a time: a judgekit run
+document of any size is read so (:mod:`judgekit.runs.jsondoc`)."""
 
 __all__ = ["MAX_FILE_BYTES", "MAX_LINE_BYTES", "LoadReport", "Reading", "iter_items",
            "iter_results", "load_file", "load_runs", "load_runs_report", "native_line",
@@ -198,6 +204,12 @@ class Reading(Generic[T]):
         r: RunResult = item  # type: ignore[assignment]
         return f"{r.task.id} / {r.arm} / attempt {r.attempt} (run {r.run_id})"
 
+    def fill_run_id(self, item: T, run_id: str) -> None:
+        """Give an item without a run id its document's."""
+        r: RunResult = item  # type: ignore[assignment]
+        if r.run_id is None:
+            r.run_id = run_id
+
     def native_jsonl(self, path: Path, first: tuple[int, Any],
                      rest: Iterator[tuple[int, Any]]) -> Iterator[T]:
         """The items of a judgekit ``.jsonl`` file, whose first line (``first``, already
@@ -275,12 +287,92 @@ def _loaded(adapter: Adapter, path: Path, document: Any,
         notes.n_held += len(results)
 
 
+class _NotStreamed(Exception):
+    """A document the streamed reading cannot decide on as the whole-document reading does."""
+
+
+def _streamed_or_none(path: Path, size: int, adapters: Sequence[Adapter],
+                      reading: Reading[T]) -> list[T] | None:
+    """The items of a judgekit run document read a result at a time, or ``None`` when it is
+    to be read whole. A document the whole-document reading can take (up to
+    :data:`MAX_FILE_BYTES`) is given to it on any error, so its error is the one raised."""
+    try:
+        return _streamed_document(path, adapters, reading)
+    except _NotStreamed:
+        return None
+    except InputError:
+        if size > MAX_FILE_BYTES:
+            raise
+        return None
+
+
+def _streamed_document(path: Path, adapters: Sequence[Adapter], reading: Reading[T]
+                       ) -> list[T]:
+    """A judgekit run document (a :class:`RunFile` object or a list of results), read a
+    result at a time; what reading it whole gives, or :class:`_NotStreamed`.
+
+    The native adapter decides on its documents by their members and first five results:
+    the same decision is made here on the same facts, before the results are read (from the
+    members before the list) and after (from all of them)."""
+    native = adapters[0] if adapters else None
+    if not isinstance(native, NativeAdapter):
+        raise _NotStreamed
+    try:
+        doc = stream_document(path, limit=MAX_LINE_BYTES)
+    except NotStreamable:
+        raise _NotStreamed from None
+    prefix = "" if doc.is_list else "results"
+    first: list[Any] = []
+
+    def like_whole() -> Any:  # what the decisions read of the whole document
+        return first if doc.is_list else {**doc.members, "results": first}
+
+    def check() -> None:
+        _refuse_own_output(path, like_whole())
+        if next((a for a in adapters if a.detect(path, like_whole())), None) is not native:
+            raise _NotStreamed
+
+    items: list[T] = []
+    pending: list[tuple[int, Any]] = []
+    try:
+        for index, value in doc.items:
+            if len(first) < 5:
+                first.append(value)
+                pending.append((index, value))
+                if len(first) < 5:
+                    continue
+                check()
+            for i, v in pending or [(index, value)]:
+                items.append(reading.convert(validate(RunResult, v, path, f"{prefix}[{i}]")))
+            pending = []
+        check()
+        for i, v in pending:
+            items.append(reading.convert(validate(RunResult, v, path, f"{prefix}[{i}]")))
+    except NotStreamable:
+        raise _NotStreamed from None
+    finally:
+        doc.items.close()  # type: ignore[attr-defined]
+    if not doc.is_list:
+        run = validate(RunFile, {**doc.members, "results": []}, path)
+        if run.run_id:
+            for item in items:
+                reading.fill_run_id(item, run.run_id)
+    return items
+
+
 def _iter_file(path: Path, adapters: Sequence[Adapter], notes: _Notes | None,
                strict: bool, reading: Reading[T]) -> Iterator[T]:
     st = _stat_regular(path)
+    if path.suffix == ".json" and st.st_size >= STREAM_BYTES:
+        streamed = _streamed_or_none(path, st.st_size, adapters, reading)
+        if streamed is not None:
+            yield from streamed
+            return
     if st.st_size > MAX_FILE_BYTES and path.suffix != ".jsonl":
+        what = (" (only a judgekit run document is read a result at a time)"
+                if path.suffix == ".json" else "")
         raise InputError(path, None, f"file is {st.st_size} bytes, over the limit of "
-                                     f"{MAX_FILE_BYTES}: refused")
+                                     f"{MAX_FILE_BYTES}{what}: refused")
     if st.st_size == 0 and not strict:
         if notes is not None:
             notes.empty.append(str(path))

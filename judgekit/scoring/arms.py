@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from itertools import combinations
+from operator import attrgetter
 
 import numpy as np
 
@@ -33,7 +34,7 @@ def _ci(values: np.ndarray, seed: int) -> tuple[float, float] | None:
 
 
 def _column(rows: Sequence[ScoredResult], name: str) -> np.ndarray:
-    values = [getattr(r, name) for r in rows]
+    values = map(attrgetter(name), rows)
     return np.array([v for v in values if v is not None], dtype=float)
 
 
@@ -98,6 +99,10 @@ def _pair_group(a: list[ScoredResult], b: list[ScoredResult]
 
     Returns the pairs, how many crossed batches, and the results of a and b left over.
     """
+    if len(a) == 1 and len(b) == 1:  # the common case, decided as below
+        return [(a[0], b[0])], int(_batch(a[0]) != _batch(b[0])), 0, 0
+    if not a or not b:
+        return [], 0, len(a), len(b)
     by_batch_a: dict[str, list[ScoredResult]] = defaultdict(list)
     by_batch_b: dict[str, list[ScoredResult]] = defaultdict(list)
     for r in a:

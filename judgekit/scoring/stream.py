@@ -155,6 +155,10 @@ class ScoredReading(Reading[ScoredResult]):
     def label(self, item: ScoredResult) -> str:
         return f"{item.task_id} / {item.arm} / attempt {item.attempt} (run {item.run_id})"
 
+    def fill_run_id(self, item: ScoredResult, run_id: str) -> None:
+        if item.run_id is None:
+            item.run_id = run_id
+
     def native_jsonl(self, path: Path, first: tuple[int, Any],
                      rest: Iterator[tuple[int, Any]]) -> Iterator[ScoredResult]:
         rest.close()  # type: ignore[attr-defined]
