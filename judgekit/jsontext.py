@@ -60,9 +60,10 @@ def _plain(value: Any) -> bool:
     return True
 
 
-def _fast(value: Any) -> str | None:
-    """orjson's indented text of ``value`` when it is :mod:`json`'s, else ``None``."""
-    if not _plain(value):
+def _fast(value: Any, plain: bool | None = None) -> str | None:
+    """orjson's indented text of ``value`` when it is :mod:`json`'s, else ``None``;
+    ``plain``: what :func:`_plain` says of ``value``, when known."""
+    if not (_plain(value) if plain is None else plain):
         return None
     try:
         out = orjson.dumps(value, option=orjson.OPT_INDENT_2)
@@ -73,27 +74,47 @@ def _fast(value: Any) -> str | None:
     return out.decode("ascii")
 
 
+_MARKED_DEPTH = 2
+
+
+def _mark(value: Any, depth: int, marks: dict[int, bool]) -> bool:
+    """:func:`_plain` of ``value``, noted in ``marks`` (by ``id``) for every container down
+    to :data:`_MARKED_DEPTH` levels, so that a large value is walked once."""
+    kind = type(value)
+    if depth >= _MARKED_DEPTH or (kind is not dict and kind is not list):
+        ok = _plain(value)
+    else:
+        ok = kind is list or not value or set(map(type, value)) == {str}
+        for sub in (value.values() if kind is dict else value):
+            ok = _mark(sub, depth + 1, marks) and ok
+    if kind is dict or kind is list:
+        marks[id(value)] = ok
+    return ok
+
+
 def _indented(text: str, level: int) -> str:
     """``text`` (JSON of ``indent=2``; its newlines are all layout) nested ``level`` deep."""
     return text.replace("\n", "\n" + "  " * level) if level else text
 
 
-def _dumps(value: Any, level: int) -> str:
-    fast = _fast(value)
+def _dumps(value: Any, level: int, marks: dict[int, bool]) -> str:
+    fast = _fast(value, marks.get(id(value)))
     if fast is not None:
         return _indented(fast, level)
     pad = "  " * (level + 1)
     kind = type(value)
     if kind is dict and value and all(type(key) is str for key in value):
-        items = [f"{pad}{json.dumps(key)}: {_dumps(sub, level + 1)}"
+        items = [f"{pad}{json.dumps(key)}: {_dumps(sub, level + 1, marks)}"
                  for key, sub in value.items()]
         return "{\n" + ",\n".join(items) + "\n" + "  " * level + "}"
     if kind is list and value:
-        items = [pad + _dumps(sub, level + 1) for sub in value]
+        items = [pad + _dumps(sub, level + 1, marks) for sub in value]
         return "[\n" + ",\n".join(items) + "\n" + "  " * level + "]"
     return _indented(json.dumps(value, indent=2, default=str), level)
 
 
 def dumps(value: Any) -> str:
     """``json.dumps(value, indent=2, default=str)``, made faster."""
-    return _dumps(value, 0)
+    marks: dict[int, bool] = {}
+    _mark(value, 0, marks)
+    return _dumps(value, 0, marks)

@@ -51,8 +51,14 @@ class ScoredResult(BaseModel):
         """``self.model_dump(mode="json")``, made faster: every field holds a JSON value
         already (a string, a number, ``None`` or a list of strings), so the values are
         copied as they are."""
-        return {name: list(value) if type(value) is list else value
-                for name, value in self.__dict__.items()}
+        data = self.__dict__.copy()
+        for name in _LIST_FIELDS:
+            data[name] = list(data[name])
+        return data
+
+
+_LIST_FIELDS = tuple(name for name, info in ScoredResult.model_fields.items()
+                     if info.annotation == list[str])
 
 
 class ArmStats(BaseModel):

@@ -44,6 +44,7 @@ MAX_WORKERS = 8
 _FIELDS = tuple(ScoredResult.model_fields)
 _ALL_SET = frozenset(_FIELDS)
 _new = object.__new__
+_set = object.__setattr__
 
 
 def _row(scored: ScoredResult) -> tuple[Any, ...]:
@@ -54,11 +55,13 @@ def _row(scored: ScoredResult) -> tuple[Any, ...]:
 
 def _scored(row: tuple[Any, ...]) -> ScoredResult:
     """The score whose validated field values ``row`` holds, rebuilt as unpickling rebuilds
-    a model, without validating them again (every field was given when it was validated)."""
+    a model (``BaseModel.__setstate__``), without validating them again: every field was
+    given when it was validated."""
     scored = _new(ScoredResult)
-    scored.__setstate__({"__dict__": dict(zip(_FIELDS, row)), "__pydantic_extra__": None,
-                         "__pydantic_fields_set__": set(_ALL_SET),
-                         "__pydantic_private__": None})
+    _set(scored, "__dict__", dict(zip(_FIELDS, row)))
+    _set(scored, "__pydantic_extra__", None)
+    _set(scored, "__pydantic_fields_set__", set(_ALL_SET))
+    _set(scored, "__pydantic_private__", None)
     return scored
 
 
