@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from judgekit import stats
 from judgekit.diffs import DEFAULT_INFRA_PATHS
 from judgekit.engine.accounting import JudgeRun
+from judgekit.gcpause import collector_paused
 from judgekit.runs.load import LoadReport, load_runs_report, no_results
 from judgekit.runs.adapters import Adapter
 from judgekit.runs.enrich import EnrichReport
@@ -141,12 +142,14 @@ def evaluate(
     if not keep_runs and judge is None and not tasks and sim is None and not (
             isinstance(paths, (list, tuple)) and paths and isinstance(paths[0], RunResult)):
         report = LoadReport()
-        rows = list(iter_scored(paths, exclude=exclude, report=report,  # type: ignore[arg-type]
-                                adapters=adapters))
-        if not rows:
-            raise no_results(paths, report.warnings)  # type: ignore[arg-type]
-        return EvalResult(summary=summarise(rows, mixed_models=mixed_models, seed=seed_value,
-                                            load_warnings=report.warnings))
+        with collector_paused():
+            rows = list(iter_scored(paths, exclude=exclude,  # type: ignore[arg-type]
+                                    report=report, adapters=adapters))
+            if not rows:
+                raise no_results(paths, report.warnings)  # type: ignore[arg-type]
+            return EvalResult(summary=summarise(rows, mixed_models=mixed_models,
+                                                seed=seed_value,
+                                                load_warnings=report.warnings))
     if isinstance(paths, (list, tuple)) and paths and isinstance(paths[0], RunResult):
         runs = list(paths)  # type: ignore[arg-type]
     else:

@@ -30,19 +30,14 @@ _FLOAT_LOW, _FLOAT_HIGH = 1e-4, 1e16
 
 def _plain(value: Any) -> bool:
     """True when orjson's text of ``value`` is :mod:`json`'s (see the module text), text
-    beyond ASCII aside: that is checked on orjson's output."""
+    beyond ASCII aside (checked on orjson's output) and keys aside (orjson refuses a key
+    that is not a string, where :mod:`json` would write one of its own)."""
     stack = [value]
     while stack:
         item = stack.pop()
         kind = type(item)
-        if kind is dict:
-            if item and set(map(type, item)) != {str}:
-                return False
-            children: Any = item.values()
-        elif kind is list:
-            children = item
-        else:
-            children = (item,)
+        children: Any = (item.values() if kind is dict else
+                         item if kind is list else (item,))
         for sub in children:
             kind = type(sub)
             if kind is str or sub is None or kind is bool:
@@ -67,7 +62,7 @@ def _fast(value: Any, plain: bool | None = None) -> str | None:
         return None
     try:
         out = orjson.dumps(value, option=orjson.OPT_INDENT_2)
-    except (TypeError, orjson.JSONEncodeError):
+    except (TypeError, orjson.JSONEncodeError):  # a key that is not a string, say
         return None
     if not out.isascii() or b"\x7f" in out:
         return None
@@ -84,7 +79,7 @@ def _mark(value: Any, depth: int, marks: dict[int, bool]) -> bool:
     if depth >= _MARKED_DEPTH or (kind is not dict and kind is not list):
         ok = _plain(value)
     else:
-        ok = kind is list or not value or set(map(type, value)) == {str}
+        ok = True
         for sub in (value.values() if kind is dict else value):
             ok = _mark(sub, depth + 1, marks) and ok
     if kind is dict or kind is list:

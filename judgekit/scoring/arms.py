@@ -155,7 +155,9 @@ def pair_results(a: Sequence[ScoredResult], b: Sequence[ScoredResult], *, by_mod
 def _by_task(pairs: Sequence[Pair], values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-task sums of ``values`` (one per pair) and per-task pair counts."""
     tasks = [x.task_id for x, _ in pairs]
-    _, inverse = np.unique(np.array(tasks, dtype=object), return_inverse=True)
+    # np.unique's sorted order and inverse, found with a dict (task ids are strings)
+    index = {task: i for i, task in enumerate(sorted(set(tasks)))}
+    inverse = np.fromiter(map(index.__getitem__, tasks), dtype=np.intp, count=len(tasks))
     sums = np.bincount(inverse, weights=values)
     sizes = np.bincount(inverse).astype(float)
     return sums, sizes

@@ -27,6 +27,7 @@ from typing import Any
 
 from judgekit.diffs import DEFAULT_INFRA_PATHS
 from judgekit.errors import InputError
+from judgekit.gcpause import collector_paused
 from judgekit.runs.adapters import Adapter
 from judgekit.runs.load import (MAX_LINE_BYTES, Key, LoadReport, Reading, iter_items,
                                 native_line)
@@ -83,6 +84,11 @@ class _ShardScores:
 
 def _score_shard(shard: _Shard) -> _ShardScores:
     """Read, check and score the lines of one shard; stop at the first refused line."""
+    with collector_paused():
+        return _score_lines(shard)
+
+
+def _score_lines(shard: _Shard) -> _ShardScores:
     path = Path(shard.path)
     rows: list[tuple[Any, ...]] = []
     number = 0
