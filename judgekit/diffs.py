@@ -336,14 +336,31 @@ def files_touched(diff: str | None, exclude: Sequence[str] = DEFAULT_INFRA_PATHS
     """
     if not diff:
         return []
-    return list(_touched(diff, tuple(exclude))[0])
+    return list(_recent(diff, tuple(exclude))[0])
 
 
 def excluded_files(diff: str | None, exclude: Sequence[str] = DEFAULT_INFRA_PATHS) -> list[str]:
     """The sorted paths of ``diff`` that :func:`files_touched` leaves out."""
     if not diff:
         return []
-    return list(_touched(diff, tuple(exclude))[1])
+    return list(_recent(diff, tuple(exclude))[1])
+
+
+_RECENT: list[tuple[str, tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]]] = []
+_RECENT_SIZE = 4
+
+
+def _recent(diff: str, exclude: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """:func:`_touched`, looked up first among the last few diffs by comparing texts: a
+    diff just read again (a task's fix, in each of its results) is found without hashing
+    its text anew, and a different diff usually differs in length."""
+    for text, excluded, found in _RECENT:
+        if text == diff and excluded == exclude:
+            return found
+    found = _touched(diff, exclude)
+    _RECENT.insert(0, (diff, exclude, found))
+    del _RECENT[_RECENT_SIZE:]
+    return found
 
 
 @lru_cache(maxsize=4096)

@@ -9,7 +9,9 @@ digits that read back, without an exponent). It differs on what is left: it writ
 beyond ASCII and DEL as they are (``json`` escapes them), other floats in exponent or long
 forms of its own, NaN and infinity as ``null``, and refuses other types. A part of the value
 that holds any of those (or whose orjson text is not plain ASCII) is written by :mod:`json`,
-the rest by orjson.
+the rest by orjson: a few such leaves (a p-value under 1e-4, say) are swapped for unique
+placeholders, the whole value is written by orjson and each placeholder is replaced by
+:mod:`json`'s text of its leaf.
 
 Example:
     >>> dumps({"a": [1, 0.5, "é"], "b": {}})  == __import__("json").dumps(
@@ -20,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import orjson
@@ -108,8 +111,74 @@ def _dumps(value: Any, level: int, marks: dict[int, bool]) -> str:
     return _indented(json.dumps(value, indent=2, default=str), level)
 
 
+class _Unswappable(Exception):
+    """A container whose keys orjson would refuse or write differently."""
+
+
+_MAX_SWAPS = 16
+
+
+def _swap(value: Any, depth: int, marks: dict[int, bool],
+          swaps: list[tuple[str, Any, int]], token: str) -> Any:
+    """``value`` with every leaf orjson would write differently from :mod:`json` replaced by
+    a placeholder string (noted in ``swaps`` with the leaf and its depth); containers that
+    hold none are kept as they are, the others copied."""
+    kind = type(value)
+    if kind is dict or kind is list:
+        plain = marks.get(id(value))
+        if plain is None:
+            plain = _plain(value)
+        if plain:
+            return value
+        if kind is dict:
+            if not all(type(key) is str for key in value):
+                raise _Unswappable
+            out_dict: dict[str, Any] | None = None
+            for key, sub in value.items():
+                new = _swap(sub, depth + 1, marks, swaps, token)
+                if new is not sub:
+                    out_dict = dict(value) if out_dict is None else out_dict
+                    out_dict[key] = new
+            return value if out_dict is None else out_dict
+        out_list: list[Any] | None = None
+        for i, sub in enumerate(value):
+            new = _swap(sub, depth + 1, marks, swaps, token)
+            if new is not sub:
+                out_list = list(value) if out_list is None else out_list
+                out_list[i] = new
+        return value if out_list is None else out_list
+    if _plain(value):
+        return value
+    if len(swaps) >= _MAX_SWAPS:
+        raise _Unswappable
+    placeholder = f"\x00{token}{len(swaps)}\x00"
+    swaps.append((placeholder, value, depth))
+    return placeholder
+
+
+def _swapped(value: Any, marks: dict[int, bool]) -> str | None:
+    """orjson's text of the whole value, the leaves it would write differently put back as
+    :mod:`json` writes them; ``None`` when that cannot be done."""
+    swaps: list[tuple[str, Any, int]] = []
+    token = os.urandom(8).hex()
+    try:
+        prepared = _swap(value, 0, marks, swaps, token)
+    except _Unswappable:
+        return None
+    text = _fast(prepared, True)
+    if text is None:
+        return None
+    for placeholder, leaf, depth in swaps:
+        quoted = json.dumps(placeholder)
+        if text.count(quoted) != 1:
+            return None
+        text = text.replace(quoted, _indented(json.dumps(leaf, indent=2, default=str), depth))
+    return text
+
+
 def dumps(value: Any) -> str:
     """``json.dumps(value, indent=2, default=str)``, made faster."""
     marks: dict[int, bool] = {}
     _mark(value, 0, marks)
-    return _dumps(value, 0, marks)
+    text = _swapped(value, marks)
+    return text if text is not None else _dumps(value, 0, marks)
