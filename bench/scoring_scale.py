@@ -220,8 +220,24 @@ def main() -> None:
                       f"ratio {row['ratio']:4.2f}x", flush=True)
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"python": platform.python_version(),
-                                        "cpus": os.cpu_count(), "rows": rows}, indent=2) + "\n")
+        command = "python bench/scoring_scale.py" + (" --quick" if args.quick else "")
+        record = {"command": command, "machine": _machine(), "date": time.strftime("%Y-%m-%d"),
+                  "result": {"python": platform.python_version(),
+                             "orjson": orjson.__version__, "rows": rows}}
+        args.out.write_text(json.dumps(record, indent=1) + "\n")
+
+
+def _machine() -> str:
+    """The CPU model and the CPUs this process may use."""
+    model = platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{len(os.sched_getaffinity(0))} CPUs of {model}"
 
 
 if __name__ == "__main__":

@@ -160,6 +160,8 @@ def _value(buf: _Buffer, where: str, depth: int) -> Any:
         if not buf.more():
             end = len(buf.data) if end is None else end
             break
+    if end - buf.pos > buf.limit:
+        raise _fail(buf.path, where, f"longer than {buf.limit} bytes: refused")
     raw = buf.data[buf.pos:end]
     buf.pos = end
     value = loads(raw, buf.path, f"{where}: ")
@@ -221,6 +223,8 @@ def _element(buf: _Buffer, where: str, depth: int) -> Any:
                     break
                 continue
             end = m.start() + 1
+            if end - buf.pos > buf.limit:
+                raise _fail(buf.path, where, f"longer than {buf.limit} bytes: refused")
             ok, value = fast_loads(buf.data[buf.pos:end], depth)
             if ok:
                 buf.pos = end
