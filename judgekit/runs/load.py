@@ -7,8 +7,11 @@ their result file, documents of no known format) goes into a :class:`LoadReport`
 ``warnings`` reach the scoring summary. Results of an adapter that settles them together
 (Inspect AI logs, whose arms depend on every eval) are yielded after the last file.
 
-Only regular files are read: FIFOs, devices and sockets are refused without being opened,
-and so are files over :data:`MAX_FILE_BYTES`.
+Only regular files are read: FIFOs, devices and sockets are refused without being opened.
+A judgekit ``.json`` run document of :data:`STREAM_BYTES` or more is read a result at a time
+(:mod:`judgekit.runs.jsondoc`), whatever its size; other documents over
+:data:`MAX_FILE_BYTES` are refused. A line, or a streamed result, over :data:`MAX_LINE_BYTES`
+is refused.
 
 Example:
     >>> results = load_runs(["examples/bobbin"])  # doctest: +SKIP

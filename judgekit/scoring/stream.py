@@ -112,20 +112,19 @@ def default_workers() -> int:
     return max(1, min(cpus, MAX_WORKERS))
 
 
-def _context() -> multiprocessing.context.BaseContext:
-    """``fork`` (no start-up cost) where it is safe, in a process with one thread; else
-    ``spawn``."""
-    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context("spawn")
+def _forkable() -> bool:
+    """Worker processes are forked (no start-up cost, nothing imported again), which is safe
+    only in a process with one thread; elsewhere shards are scored in this process."""
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 
 def _in_order(jobs: Sequence[_Shard], workers: int) -> Iterator[_ShardScores]:
     """Each job's scores, in job order; at most ``2 * workers`` jobs in flight."""
-    if workers <= 1 or len(jobs) <= 1:
+    if workers <= 1 or len(jobs) <= 1 or not _forkable():
         yield from map(_score_shard, jobs)
         return
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=_context())
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)),
+                               mp_context=multiprocessing.get_context("fork"))
     try:
         pending: deque[Future[_ShardScores]] = deque()
         queued = iter(jobs)
