@@ -21,7 +21,7 @@ Example:
     >>> with tempfile.NamedTemporaryFile("wb", suffix=".json", delete=False) as fh:
     ...     _ = fh.write(b'{"run_id": "r1", "results": [{"a": "}, {"}, {"b": 2}], "x": 1}')
     >>> doc = stream_document(fh.name)
-    >>> list(doc.items), doc.members
+    >>> [(i, value) for i, value, _ in doc.items], doc.members
     ([(0, {'a': '}, {'}), (1, {'b': 2})], {'run_id': 'r1', 'x': 1})
     >>> os.unlink(fh.name)
 """
@@ -134,10 +134,21 @@ class StreamedDocument:
 
     path: Path
     is_list: bool
-    items: Iterator[tuple[int, Any]]
+    #: ``(index, value, (start, end))`` of each value of the list; its bytes in the file
+    items: Iterator[tuple[int, Any, tuple[int, int]]]
     members: dict[str, Any] = field(default_factory=dict)
     #: member names in the order they came (``results`` included), duplicates kept
     names: list[str] = field(default_factory=list)
+
+    @property
+    def depth(self) -> int:
+        """How deep in the document the list's values are."""
+        return 1 if self.is_list else 2
+
+    @property
+    def prefix(self) -> str:
+        """The name of the list in field names (``results[3]``, ``[3]``)."""
+        return "" if self.is_list else "results"
 
 
 class NotStreamable(Exception):
@@ -148,9 +159,27 @@ def _fail(path: Path, where: str | None, reason: str) -> InputError:
     return InputError(path, where, reason)
 
 
+def read_value(raw: bytes, path: Path, where: str, depth: int) -> Any:
+    """The value of ``raw`` (the text of one value, ``depth`` levels into the document at
+    ``path``), as :func:`stream_document` reads it: orjson's where it agrees with the strict
+    reader, else the strict reader's; an :class:`InputError` names ``where``."""
+    ok, value = fast_loads(raw, depth)
+    if ok:
+        return value
+    value = loads(raw, path, f"{where}: ")
+    if nested_deeper(value, MAX_DEPTH - depth):
+        raise _fail(path, where, f"nested deeper than {MAX_DEPTH} levels")
+    return value
+
+
 def _value(buf: _Buffer, where: str, depth: int) -> Any:
     """Read the value at the buffer's position (after whitespace), ``depth`` levels into the
     document, and move past it."""
+    return _raw_value(buf, where, depth)[0]
+
+
+def _raw_value(buf: _Buffer, where: str, depth: int) -> tuple[Any, bytes]:
+    """:func:`_value`, and the value's text."""
     while True:
         end = value_end(buf.data, buf.pos)
         if end is not None and (end < len(buf.data) or buf.eof):
@@ -164,10 +193,7 @@ def _value(buf: _Buffer, where: str, depth: int) -> Any:
         raise _fail(buf.path, where, f"longer than {buf.limit} bytes: refused")
     raw = buf.data[buf.pos:end]
     buf.pos = end
-    value = loads(raw, buf.path, f"{where}: ")
-    if nested_deeper(value, MAX_DEPTH - depth):
-        raise _fail(buf.path, where, f"nested deeper than {MAX_DEPTH} levels")
-    return value
+    return read_value(raw, buf.path, where, depth), raw
 
 
 def _key(buf: _Buffer) -> str:
@@ -208,9 +234,9 @@ def _members(buf: _Buffer, doc: StreamedDocument, first: bool) -> bool:
         doc.members[name] = _value(buf, name, 1)
 
 
-def _element(buf: _Buffer, where: str, depth: int) -> Any:
+def _element(buf: _Buffer, where: str, depth: int) -> tuple[Any, bytes]:
     """The list value that starts at the buffer's position, ``depth`` levels into the
-    document; the position moves past it."""
+    document, and its text; the position moves past it."""
     tries = 0
     skip = 0  # bytes of the value already searched for its end
     if buf.data[buf.pos:buf.pos + 1] == b"{":
@@ -225,17 +251,19 @@ def _element(buf: _Buffer, where: str, depth: int) -> Any:
             end = m.start() + 1
             if end - buf.pos > buf.limit:
                 raise _fail(buf.path, where, f"longer than {buf.limit} bytes: refused")
-            ok, value = fast_loads(buf.data[buf.pos:end], depth)
+            raw = buf.data[buf.pos:end]
+            ok, value = fast_loads(raw, depth)
             if ok:
                 buf.pos = end
-                return value
+                return value, raw
             tries += 1
             skip = end - buf.pos
-    return _value(buf, where, depth)
+    return _raw_value(buf, where, depth)
 
 
-def _items(buf: _Buffer, doc: StreamedDocument) -> Iterator[tuple[int, Any]]:
-    prefix = "" if doc.is_list else "results"
+def _items(buf: _Buffer, doc: StreamedDocument
+           ) -> Iterator[tuple[int, Any, tuple[int, int]]]:
+    prefix = doc.prefix
     index = 0
     try:
         if buf.skip_ws() == 0x5D:
@@ -245,7 +273,9 @@ def _items(buf: _Buffer, doc: StreamedDocument) -> Iterator[tuple[int, Any]]:
                 where = f"{prefix}[{index}]"
                 if buf.skip_ws() < 0:
                     raise _fail(buf.path, where, "malformed JSON: the file ends in the list")
-                yield index, _element(buf, where, 1 if doc.is_list else 2)
+                start = buf.offset + buf.pos
+                value, raw = _element(buf, where, doc.depth)
+                yield index, value, (start, start + len(raw))
                 index += 1
                 nxt = buf.skip_ws()
                 buf.pos += 1

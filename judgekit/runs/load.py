@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -32,7 +32,7 @@ from judgekit.runs.adapters import ADAPTERS, Adapter, Settling
 from judgekit.runs.adapters.bobbin import is_bobbin_side_file, is_bobbin_result_name
 from judgekit.runs.adapters.native import NativeAdapter
 from judgekit.runs.fastjson import loads
-from judgekit.runs.jsondoc import NotStreamable, stream_document
+from judgekit.runs.jsondoc import NotStreamable, StreamedDocument, stream_document
 from judgekit.runs.models import RunFile, RunResult
 from judgekit.runs.validation import validate
 
@@ -213,6 +213,15 @@ class Reading(Generic[T]):
         if r.run_id is None:
             r.run_id = run_id
 
+    def document_items(self, doc: StreamedDocument,
+                       values: Iterator[tuple[int, Any, tuple[int, int]]]) -> Iterator[T]:
+        """The items of a run document's results: ``values`` gives each result's index,
+        value and place in the file (as :func:`judgekit.runs.jsondoc.stream_document` read
+        them)."""
+        for index, value, _ in values:
+            where = f"{doc.prefix}[{index}]"
+            yield self.convert(validate(RunResult, value, doc.path, where))
+
     def native_jsonl(self, path: Path, first: tuple[int, Any],
                      rest: Iterator[tuple[int, Any]]) -> Iterator[T]:
         """The items of a judgekit ``.jsonl`` file, whose first line (``first``, already
@@ -309,6 +318,26 @@ def _streamed_or_none(path: Path, size: int, adapters: Sequence[Adapter],
         return None
 
 
+def _checked(values: Iterator[tuple[int, Any, tuple[int, int]]], first: list[Any],
+             check: Callable[[], None]) -> Iterator[tuple[int, Any, tuple[int, int]]]:
+    """``values``, held back until the first five (or all, when fewer) are in ``first`` and
+    ``check`` has passed on them."""
+    pending: list[tuple[int, Any, tuple[int, int]]] = []
+    for item in values:
+        if len(first) < 5:
+            first.append(item[1])
+            pending.append(item)
+            if len(first) == 5:
+                check()
+                yield from pending
+                pending = []
+            continue
+        yield item
+    if len(first) < 5:
+        check()
+        yield from pending
+
+
 def _streamed_document(path: Path, adapters: Sequence[Adapter], reading: Reading[T]
                        ) -> list[T]:
     """A judgekit run document (a :class:`RunFile` object or a list of results), read a
@@ -324,7 +353,6 @@ def _streamed_document(path: Path, adapters: Sequence[Adapter], reading: Reading
         doc = stream_document(path, limit=MAX_LINE_BYTES)
     except NotStreamable:
         raise _NotStreamed from None
-    prefix = "" if doc.is_list else "results"
     first: list[Any] = []
 
     def like_whole() -> Any:  # what the decisions read of the whole document
@@ -335,22 +363,9 @@ def _streamed_document(path: Path, adapters: Sequence[Adapter], reading: Reading
         if next((a for a in adapters if a.detect(path, like_whole())), None) is not native:
             raise _NotStreamed
 
-    items: list[T] = []
-    pending: list[tuple[int, Any]] = []
     try:
-        for index, value in doc.items:
-            if len(first) < 5:
-                first.append(value)
-                pending.append((index, value))
-                if len(first) < 5:
-                    continue
-                check()
-            for i, v in pending or [(index, value)]:
-                items.append(reading.convert(validate(RunResult, v, path, f"{prefix}[{i}]")))
-            pending = []
-        check()
-        for i, v in pending:
-            items.append(reading.convert(validate(RunResult, v, path, f"{prefix}[{i}]")))
+        items = list(reading.document_items(doc, _checked(doc.items, first, check)))
+        check()  # every member is known now
     except NotStreamable:
         raise _NotStreamed from None
     finally:

@@ -105,7 +105,7 @@ def test_braces_in_strings_do_not_end_a_result(tmp_path):
             for i in range(30)]
     path = _write(tmp_path / "r.json", {"results": rows})
     doc = stream_document(path)
-    assert [v for _, v in doc.items] == rows
+    assert [v for _, v, _ in doc.items] == rows
 
 
 def test_large_document_is_read_and_a_huge_result_refused(tmp_path, results, monkeypatch):

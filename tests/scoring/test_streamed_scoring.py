@@ -117,3 +117,35 @@ def test_other_formats_still_read_by_their_adapters(bobbin_dir, tmp_path):
     pred.write_text(json.dumps({"instance_id": "a__b-1", "model_name_or_path": "m",
                                 "model_patch": "diff --git a/x b/x\n"}) + "\n")
     assert _streamed([bobbin_dir, pred], **SHARDED) == _reference([bobbin_dir, pred])
+
+
+def _as_document(jsonl: Path, path: Path, change=None) -> Path:
+    rows = [json.loads(line) for line in jsonl.read_text().splitlines()]
+    document = {"format": "judgekit.run/v1", "results": rows}
+    if change is not None:
+        change(document)
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_run_document_scored_in_workers_as_its_lines(tmp_path, generated, monkeypatch):
+    import judgekit.runs.load as load
+
+    monkeypatch.setattr(load, "STREAM_BYTES", 0)
+    document = _as_document(generated, tmp_path / "run.json")
+    reference = _reference(generated)
+    assert _streamed(document, **SHARDED) == reference
+    assert _streamed(document, workers=1) == reference
+
+
+def test_a_bad_result_of_a_large_document_named_by_the_workers(tmp_path, generated,
+                                                                monkeypatch):
+    import judgekit.runs.load as load
+
+    monkeypatch.setattr(load, "STREAM_BYTES", 0)
+    monkeypatch.setattr(load, "MAX_FILE_BYTES", 1000)  # too large to be read whole
+    document = _as_document(generated, tmp_path / "run.json",
+                            lambda d: d["results"][150]["task"].update(id=""))
+    expected = _error(lambda: _streamed(document, workers=1))
+    assert expected.startswith(f"{document}: results[150].task.id: ")
+    assert _error(lambda: _streamed(document, **SHARDED)) == expected
