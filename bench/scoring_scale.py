@@ -167,18 +167,33 @@ PLAIN_PARSE = (
     "print(n)\n")
 
 
+def _busy_seconds() -> float | None:
+    """CPU seconds every process of the machine has used since boot (``/proc/stat``)."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    except OSError:
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
 def _measure(argv: list[str]) -> dict[str, float]:
-    """Wall seconds, CPU seconds (children included) and peak RSS (MiB) of a child process."""
+    """Wall seconds, CPU seconds (children included) and peak RSS (MiB) of a child process,
+    and how many CPUs other processes kept busy meanwhile (the machine may be shared)."""
+    busy = _busy_seconds()
     start = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
+    busy_after = _busy_seconds()
     assert proc.stderr is not None
     err = proc.stderr.read().decode(errors="replace")
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(argv[:5])} failed: {err[-2000:]}")
-    return {"seconds": round(seconds, 2), "cpu": round(usage.ru_utime + usage.ru_stime, 2),
-            "peak_mib": round(usage.ru_maxrss / 1024)}
+    cpu = usage.ru_utime + usage.ru_stime
+    others = (busy_after - busy - cpu) / seconds if busy is not None and busy_after else 0.0
+    return {"seconds": round(seconds, 2), "cpu": round(cpu, 2),
+            "peak_mib": round(usage.ru_maxrss / 1024), "others_cpus": round(max(others, 0), 2)}
 
 
 def run_file(path: Path) -> dict[str, object]:
@@ -217,7 +232,8 @@ def main() -> None:
                       f"judgekit score --json: {s['seconds']:6.2f} s wall, {s['cpu']:6.2f} s "  # type: ignore[index]
                       f"CPU, peak {s['peak_mib']:5.0f} MiB | orjson parse: "  # type: ignore[index]
                       f"{p['seconds']:5.2f} s wall, peak {p['peak_mib']:5.0f} MiB | "  # type: ignore[index]
-                      f"ratio {row['ratio']:4.2f}x", flush=True)
+                      f"ratio {row['ratio']:4.2f}x | other processes kept "
+                      f"{s['others_cpus']:.1f} CPUs busy", flush=True)  # type: ignore[index]
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         command = "python bench/scoring_scale.py" + (" --quick" if args.quick else "")

@@ -46,7 +46,7 @@ _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _BRACKET_OR_QUOTE = re.compile(rb'[\[\]{}"]')
 _SCALAR_END = re.compile(rb"[,\]}\s]")
 _CLOSE = re.compile(rb"\}[ \t\n\r]*(?:,[ \t\n\r]*\{|\])")
-_WS = b" \t\n\r"
+_SPACE = re.compile(rb"[ \t\n\r]*")
 _TRIES = 8
 """Candidate ends tried with orjson before a result's bounds are found by scanning."""
 
@@ -85,12 +85,10 @@ class _Buffer:
     def skip_ws(self) -> int:
         """Skip whitespace; the next byte (-1 at the end of the file)."""
         while True:
-            data, pos, n = self.data, self.pos, len(self.data)
-            while pos < n and data[pos] in _WS:
-                pos += 1
+            pos = _SPACE.match(self.data, self.pos).end()  # type: ignore[union-attr]
             self.pos = pos
-            if pos < n:
-                return data[pos]
+            if pos < len(self.data):
+                return self.data[pos]
             if not self.more():
                 return -1
 
