@@ -34,6 +34,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -227,13 +228,14 @@ def main() -> None:
                        **run_file(path)}
                 path.unlink()
                 rows.append(row)
-                s, p = row["score"], row["plain_parse"]
+                s: dict[str, Any] = row["score"]  # type: ignore[assignment]
+                p: dict[str, Any] = row["plain_parse"]  # type: ignore[assignment]
                 print(f"{name:>11} .{fmt:<5} {n:>7} results, {row['bytes'] / 1e9:4.2f} GB | "
-                      f"judgekit score --json: {s['seconds']:6.2f} s wall, {s['cpu']:6.2f} s "  # type: ignore[index]
-                      f"CPU, peak {s['peak_mib']:5.0f} MiB | orjson parse: "  # type: ignore[index]
-                      f"{p['seconds']:5.2f} s wall, peak {p['peak_mib']:5.0f} MiB | "  # type: ignore[index]
+                      f"judgekit score --json: {s['seconds']:6.2f} s wall, {s['cpu']:6.2f} s "
+                      f"CPU, peak {s['peak_mib']:5.0f} MiB | orjson parse: "
+                      f"{p['seconds']:5.2f} s wall, peak {p['peak_mib']:5.0f} MiB | "
                       f"ratio {row['ratio']:4.2f}x | other processes kept "
-                      f"{s['others_cpus']:.1f} CPUs busy", flush=True)  # type: ignore[index]
+                      f"{s['others_cpus']:.1f} CPUs busy", flush=True)
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         command = "python bench/scoring_scale.py" + (" --quick" if args.quick else "")

@@ -22,13 +22,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 from judgekit.io import cannot_read, open_regular
 
 _WINDOW = 1 << 20
 
 
-def _next_line_start(fh, pos: int, size: int, limit: int) -> int | None:  # type: ignore[no-untyped-def]
+def _next_line_start(fh: IO[bytes], pos: int, size: int, limit: int) -> int | None:
     """The first line start after ``pos`` (the byte after the next newline), or ``None`` when
     no newline follows within ``limit`` bytes."""
     fh.seek(pos)

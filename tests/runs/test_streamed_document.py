@@ -87,9 +87,12 @@ def test_bad_or_unusual_documents_decided_the_same(tmp_path, results, monkeypatc
 
 
 @pytest.mark.parametrize("text", [
-    '{"results": [{"task": {"id": "a"}, "arm": "x"}, ', '{"results": [{"task": {"id": "a"}, "arm": "x"}]',
-    '{"results": [{"task": {"id": "a"}, "arm": "x"}]} x', '{"results": [{"task": {"id": "a"}, "arm": "x"},]}',
-    '{"results": [{"task": {"id": "a\\u00e9 }, {"}, "arm": "x"}, {"task": {"id": "b"}, "arm": "y"}]}',
+    '{"results": [{"task": {"id": "a"}, "arm": "x"}, ',
+    '{"results": [{"task": {"id": "a"}, "arm": "x"}]',
+    '{"results": [{"task": {"id": "a"}, "arm": "x"}]} x',
+    '{"results": [{"task": {"id": "a"}, "arm": "x"},]}',
+    '{"results": [{"task": {"id": "a\\u00e9 }, {"}, "arm": "x"},'
+    ' {"task": {"id": "b"}, "arm": "y"}]}',
     '{"results": [{"task": {"id": "a"}, "arm": "x", "duration_s": NaN}]}',
     '{"results": [{"task": {"id": "a"}, "arm": "x"}], "results": []}',
     '[{"task": {"id": "a"}, "arm": "x"}, {"task": {"id": "b"}, "arm": "x"}]',
