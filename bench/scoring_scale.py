@@ -13,11 +13,12 @@ For each file, in the same run, two child processes are measured one after the o
   of a ``.json``), which is the floor any scoring of the file stands on.
 
 Both report wall seconds, CPU seconds and peak RSS; the ratio of the two wall times cancels
-most of the machine's load and speed.
+much of the machine's speed. The machine may be shared: each line also says how many CPUs
+other processes kept busy while the command ran (from ``/proc/stat``).
 
     python bench/scoring_scale.py                     # both 100,000-result cases
     python bench/scoring_scale.py --quick             # 10,000 results
-    python bench/scoring_scale.py --dir /var/tmp/x    # where the generated files go
+    python bench/scoring_scale.py --dir DIR           # where the generated files go
     python bench/scoring_scale.py --out bench/results/scoring_scale.json
 """
 
@@ -238,7 +239,8 @@ def main() -> None:
                       f"{s['others_cpus']:.1f} CPUs busy", flush=True)
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        command = "python bench/scoring_scale.py" + (" --quick" if args.quick else "")
+        command = ("python bench/scoring_scale.py" + (" --quick" if args.quick else "")
+                   + (f" --formats {args.formats}" if args.formats != "jsonl,json" else ""))
         record = {"command": command, "machine": _machine(), "date": time.strftime("%Y-%m-%d"),
                   "result": {"python": platform.python_version(),
                              "orjson": orjson.__version__, "rows": rows}}
