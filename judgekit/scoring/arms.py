@@ -130,9 +130,6 @@ def pair_results(a: Sequence[ScoredResult], b: Sequence[ScoredResult], *, by_mod
     Returns the pairs and counts: ``excluded_error``, ``cross_batch``, ``unpaired_a``,
     ``unpaired_b``.
     """
-    def key(r: ScoredResult) -> Key:
-        return (r.task_id, (r.model or "") if by_model else "", r.attempt)
-
     counts = {"excluded_error": 0, "cross_batch": 0, "unpaired_a": 0, "unpaired_b": 0}
     groups: tuple[dict[Key, list[ScoredResult]], dict[Key, list[ScoredResult]]] = (
         defaultdict(list), defaultdict(list))
@@ -141,14 +138,18 @@ def pair_results(a: Sequence[ScoredResult], b: Sequence[ScoredResult], *, by_mod
             if r.test_status == "error":
                 counts["excluded_error"] += 1
             else:
-                side[key(r)].append(r)
+                side[(r.task_id, (r.model or "") if by_model else "", r.attempt)].append(r)
     pairs: list[Pair] = []
-    for k in sorted(groups[0].keys() | groups[1].keys()):
-        got, crossed, left_a, left_b = _pair_group(groups[0].get(k, []), groups[1].get(k, []))
+    crossed = left_a = left_b = 0
+    none: list[ScoredResult] = []
+    group_a, group_b = groups
+    for k in sorted(group_a.keys() | group_b.keys()):
+        got, cross, rest_a, rest_b = _pair_group(group_a.get(k, none), group_b.get(k, none))
         pairs.extend(got)
-        counts["cross_batch"] += crossed
-        counts["unpaired_a"] += left_a
-        counts["unpaired_b"] += left_b
+        crossed += cross
+        left_a += rest_a
+        left_b += rest_b
+    counts.update(cross_batch=crossed, unpaired_a=left_a, unpaired_b=left_b)
     return pairs, counts
 
 
