@@ -85,7 +85,7 @@ def _paths(rng: random.Random, task: int, n: int) -> list[str]:
 def _cargo_output(rng: random.Random, passed: bool) -> str:
     n = rng.randint(20, 40)
     failing = -1 if passed else rng.randrange(n)
-    lines = ["   Compiling example v0.4.1 (/work/example)",
+    lines = ["   Compiling example v0.4.1 (/build/example)",
              f"    Finished `test` profile [unoptimized + debuginfo] target(s) in "
              f"{rng.uniform(1, 60):.2f}s",
              f"     Running unittests src/lib.rs (target/debug/deps/example-"
