@@ -288,16 +288,37 @@ def parse_diff(diff: str | None, *, with_hunks: bool = True) -> list[FilePatch]:
     return [_git_section(diff[s:e], with_hunks) for s, e in zip(starts, ends)]
 
 
-def _git_lines(diff: str) -> Iterable[str]:
-    """The text after ``diff --git `` of each such line, found without a regular expression."""
-    start = 0
-    while start >= 0:
-        end = diff.find("\n", start)
-        line = diff[start + 11 : end if end >= 0 else len(diff)]
-        yield line.rstrip("\r")
-        start = diff.find("\ndiff --git ", end) if end >= 0 else -1
-        if start >= 0:
-            start += 1
+def _git_paths(diff: str) -> set[str] | None:
+    """The paths of a ``diff --git`` diff whose files are all plain modifications: those its
+    ``diff --git`` lines name; ``None`` when a file header (its ``diff --git`` line up to its
+    first ``@@`` line) holds a rename, copy, new, deleted or binary file, or a quoted path.
+
+    Only the headers are read: the hunk bodies are skipped with ``str.find``, so a diff is
+    scanned once. :func:`_git_section` reads nothing else to find a section's paths.
+    """
+    headers: list[str] = []
+    start, size = 0, len(diff)
+    while True:
+        nxt = diff.find("\ndiff --git ", start)
+        end = size if nxt < 0 else nxt
+        hunk = diff.find("\n@@ ", start, end)
+        headers.append(diff[start : end if hunk < 0 else hunk])
+        if nxt < 0:
+            break
+        start = nxt + 1
+    # Joined by newlines, no marker spans two headers (the next starts "diff --git ").
+    joined = "\n".join(headers)
+    if any(marker in joined for marker in _SPECIAL_MARKERS):
+        return None
+    paths: set[str] = set()
+    for header in headers:
+        eol = header.find("\n")
+        a, b = _split_git_header(header[11 : eol if eol >= 0 else len(header)].rstrip("\r"))
+        if _has_prefixes(a, b):
+            a, b = a[2:], b[2:]
+        paths.add(a)
+        paths.add(b)
+    return paths
 
 
 def patch_paths(patches: Iterable[FilePatch]) -> set[str]:
@@ -315,30 +336,39 @@ def files_touched(diff: str | None, exclude: Sequence[str] = DEFAULT_INFRA_PATHS
     """
     if not diff:
         return []
-    return list(_touched(diff, tuple(exclude))[0])
+    return list(_recent(diff, tuple(exclude))[0])
 
 
 def excluded_files(diff: str | None, exclude: Sequence[str] = DEFAULT_INFRA_PATHS) -> list[str]:
     """The sorted paths of ``diff`` that :func:`files_touched` leaves out."""
     if not diff:
         return []
-    return list(_touched(diff, tuple(exclude))[1])
+    return list(_recent(diff, tuple(exclude))[1])
+
+
+_RECENT: list[tuple[str, tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]]] = []
+_RECENT_SIZE = 4
+
+
+def _recent(diff: str, exclude: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """:func:`_touched`, looked up first among the last few diffs by comparing texts: a
+    diff just read again (a task's fix, in each of its results) is found without hashing
+    its text anew, and a different diff usually differs in length."""
+    for text, excluded, found in _RECENT:
+        if text == diff and excluded == exclude:
+            return found
+    found = _touched(diff, exclude)
+    _RECENT.insert(0, (diff, exclude, found))
+    del _RECENT[_RECENT_SIZE:]
+    return found
 
 
 @lru_cache(maxsize=4096)
 def _touched(diff: str, exclude: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """``(kept, left out)`` paths of ``diff``."""
-    if diff.startswith("diff --git ") and not any(marker in diff for marker in _SPECIAL_MARKERS):
-        # Plain modifications only: the paths are those of the ``diff --git`` lines.
-        paths: set[str] = set()
-        for rest in _git_lines(diff):
-            a, b = _split_git_header(rest)
-            if _has_prefixes(a, b):
-                a, b = a[2:], b[2:]
-            paths.add(a)
-            paths.add(b)
-    else:
-        paths = patch_paths(parse_diff(diff, with_hunks=False))
+    plain = _git_paths(diff) if diff.startswith("diff --git ") else None
+    # Plain modifications only: the paths are those of the ``diff --git`` lines.
+    paths = plain if plain is not None else patch_paths(parse_diff(diff, with_hunks=False))
     left = {p for p in paths if is_excluded(p, exclude)}
     if any(p in IGNORE_FILES for p in paths - left):
         left.update(path for text, patch in _sections(diff)

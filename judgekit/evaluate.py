@@ -16,12 +16,14 @@ from typing import Any, Protocol
 from judgekit import stats
 from judgekit.diffs import DEFAULT_INFRA_PATHS
 from judgekit.engine.accounting import JudgeRun
-from judgekit.runs.load import LoadReport, iter_results, load_runs_report, no_results
+from judgekit.gcpause import collector_paused
+from judgekit.runs.load import LoadReport, load_runs_report, no_results
 from judgekit.runs.adapters import Adapter
 from judgekit.runs.enrich import EnrichReport
 from judgekit.runs.models import RunResult
 from judgekit.scoring.models import ScoredResult, ScoreSummary
 from judgekit.scoring.score import Similarity, score, score_rows, summarise
+from judgekit.scoring.stream import iter_scored
 
 
 class JudgedPart(Protocol):
@@ -144,12 +146,14 @@ def evaluate(
     if not keep_runs and judge is None and not tasks and sim is None and not (
             isinstance(paths, (list, tuple)) and paths and isinstance(paths[0], RunResult)):
         report = LoadReport()
-        streamed = iter_results(paths, report=report, adapters=adapters)  # type: ignore[arg-type]
-        rows = score_rows(streamed, exclude=exclude)
-        if not rows:
-            raise no_results(paths, report.warnings)  # type: ignore[arg-type]
-        return EvalResult(summary=summarise(rows, mixed_models=mixed_models, seed=seed_value,
-                                            load_warnings=report.warnings))
+        with collector_paused():
+            rows = list(iter_scored(paths, exclude=exclude,  # type: ignore[arg-type]
+                                    report=report, adapters=adapters))
+            if not rows:
+                raise no_results(paths, report.warnings)  # type: ignore[arg-type]
+            return EvalResult(summary=summarise(rows, mixed_models=mixed_models,
+                                                seed=seed_value,
+                                                load_warnings=report.warnings))
     if isinstance(paths, (list, tuple)) and paths and isinstance(paths[0], RunResult):
         runs = list(paths)  # type: ignore[arg-type]
     else:

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import IO, Any
 
 MAX_FILE_BYTES = 512 * 1024 * 1024
-"""Largest JSON document judgekit reads whole (JSON-lines files are read a line at a time)."""
+"""Largest JSON document judgekit reads whole (JSON-lines files are read a line at a time,
+and judgekit run documents a result at a time)."""
 
 
 def _umask() -> int:

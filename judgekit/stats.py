@@ -240,7 +240,9 @@ def sign_flip_p(differences: Sequence[float] | np.ndarray, *, seed: int = DEFAUL
     step = max(1, _CHUNK_ELEMENTS // k)
     for start in range(0, resamples, step):
         stop = min(resamples, start + step)
-        signs = rng.integers(0, 2, size=(stop - start, k)) * 2 - 1
+        signs = rng.integers(0, 2, size=(stop - start, k)).astype(np.float64)
+        signs *= 2.0  # the same ±1.0 matrix the product casts integer signs to, made in place
+        signs -= 1.0
         hits += int(np.sum(np.abs(signs @ d) >= observed - tol))
     return (hits + 1) / (resamples + 1)
 

@@ -373,7 +373,11 @@ class EvalSummary(ScoreSummary):
 
     def as_json(self) -> dict[str, Any]:
         """What ``summary.json`` holds: every field given, parts not run left out."""
-        return self.model_dump(mode="json", exclude=self._not_given())
+        left_out = self._not_given()
+        data = self.model_dump(mode="json", exclude=left_out | {"results"})
+        if "results" in left_out:
+            return data
+        return {"results": [r.json_dict() for r in self.results], **data}
 
     def to_json_text(self) -> str:
         """``summary.json``'s text."""

@@ -127,7 +127,10 @@ def announce_similarity(args: argparse.Namespace) -> None:
 
 
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+    """``data`` as indented JSON on stdout (``json.dumps(data, indent=2, default=str)``)."""
+    from judgekit.jsontext import dumps
+
+    sys.stdout.write(dumps(data) + "\n")
 
 
 def say(message: str) -> None:

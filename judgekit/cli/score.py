@@ -30,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from judgekit.cli._output import closing_lines, tasks_line
     from judgekit.cli.audit import inputs_of
     from judgekit.evaluate import evaluate
+    from judgekit.gcpause import collector_paused
     from judgekit.report import write_reports
     from judgekit.report.terminal import print_summary
     from judgekit.summary import summary_of
@@ -41,12 +42,13 @@ def run(args: argparse.Namespace) -> int:
     tasks = tasks_line(result)
     if tasks:
         say(tasks)
-    summary = summary_of(result)
-    report = write_reports(result, args.out, summary=summary) if args.out else None
-    if args.json:
-        print_json(summary.as_json())
-    else:
-        print_summary(summary)
+    with collector_paused():
+        summary = summary_of(result)
+        report = write_reports(result, args.out, summary=summary) if args.out else None
+        if args.json:
+            print_json(summary.as_json())
+        else:
+            print_summary(summary)
     if report is not None:
         for line in closing_lines(summary, report, judging_skipped=False,
                                   pairwise_asked=False, audit_asked=False):

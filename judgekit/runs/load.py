@@ -7,8 +7,11 @@ their result file, documents of no known format) goes into a :class:`LoadReport`
 ``warnings`` reach the scoring summary. Results of an adapter that settles them together
 (Inspect AI logs, whose arms depend on every eval) are yielded after the last file.
 
-Only regular files are read: FIFOs, devices and sockets are refused without being opened,
-and so are files over :data:`MAX_FILE_BYTES`.
+Only regular files are read: FIFOs, devices and sockets are refused without being opened.
+A judgekit ``.json`` run document of :data:`STREAM_BYTES` or more is read a result at a time
+(:mod:`judgekit.runs.jsondoc`), whatever its size; other documents over
+:data:`MAX_FILE_BYTES` are refused. A line, or a streamed result, over :data:`MAX_LINE_BYTES`
+is refused.
 
 Example:
     >>> results = load_runs(["examples/bobbin"])  # doctest: +SKIP
@@ -18,17 +21,20 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from judgekit.errors import InputError
 from judgekit.io import MAX_FILE_BYTES, cannot_read, open_regular, read_regular
 from judgekit.runs.adapters import ADAPTERS, Adapter, Settling
 from judgekit.runs.adapters.bobbin import is_bobbin_side_file, is_bobbin_result_name
-from judgekit.runs.models import RunResult
-from judgekit.runs.validation import parse_json, validate
+from judgekit.runs.adapters.native import NativeAdapter
+from judgekit.runs.fastjson import loads
+from judgekit.runs.jsondoc import NotStreamable, StreamedDocument, stream_document
+from judgekit.runs.models import RunFile, RunResult
+from judgekit.runs.validation import validate
 
 RUN_SUFFIXES = (".json", ".jsonl", ".eval")
 _OUTPUT_NAMES = {"summary.json", "pairwise.jsonl", "audit.jsonl", "results.jsonl"}
@@ -36,10 +42,18 @@ _SUMMARY_KEYS = {"results", "arms", "comparisons"}
 _SCORED_KEYS = {"task_id", "arm", "test_status"}
 _MAX_LISTED = 5
 MAX_LINE_BYTES = 64 * 1024 * 1024
-"""Longest line of a JSON-lines file judgekit reads."""
+"""Longest line of a JSON-lines file judgekit reads (and longest result of a document read a
+result at a time)."""
+STREAM_BYTES = 16 * 1024 * 1024
+"""``.json`` documents of this size or more are read a result at a time: a judgekit run
+document of any size is read so (:mod:`judgekit.runs.jsondoc`)."""
 
-__all__ = ["MAX_FILE_BYTES", "LoadReport", "iter_results", "load_file", "load_runs",
-           "load_runs_report", "no_results", "read_jsonl", "validate", "write_jsonl"]
+__all__ = ["MAX_FILE_BYTES", "MAX_LINE_BYTES", "LoadReport", "Reading", "iter_items",
+           "iter_results", "load_file", "load_runs", "load_runs_report", "native_line",
+           "no_results", "read_jsonl", "validate", "write_jsonl"]
+
+T = TypeVar("T")
+Key = tuple[str, str, str, int]
 
 
 @dataclass
@@ -126,16 +140,8 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def _decode(data: bytes, path: Path, where: str = "") -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(path, where or None,
-                         f"not valid UTF-8 (byte {exc.start}): {exc.reason}") from None
-
-
 def _read_json(path: Path) -> Any:
-    return parse_json(_decode(read_regular(path), path), path)
+    return loads(read_regular(path), path)
 
 
 def _is_summary(document: Any) -> bool:
@@ -166,13 +172,74 @@ def _jsonl_lines(path: Path) -> Iterator[tuple[int, Any]]:
                                                          "refused")
             if not raw.strip():
                 continue
-            prefix = f"line {number}: "
-            text = _decode(raw, path, f"line {number}")
-            yield number, parse_json(text, path, prefix)
+            yield number, loads(raw, path, f"line {number}: ")
+
+
+def native_line(raw: bytes, path: Path, number: int) -> RunResult:
+    """The result on line ``number`` of a judgekit ``.jsonl`` file (``raw``, its bytes with
+    any newline), or the InputError the line-by-line reader raises for it."""
+    if len(raw) > MAX_LINE_BYTES:
+        raise InputError(path, f"line {number}", f"longer than {MAX_LINE_BYTES} bytes: refused")
+    value = loads(raw, path, f"line {number}: ")
+    if not isinstance(value, dict):
+        raise InputError(path, f"line {number}",
+                         f"expected a result object, got {_json_type(value)}")
+    return validate(RunResult, value, path, f"line {number}: ")
+
+
+class Reading(Generic[T]):
+    """What the files' results are handed out as: :class:`RunResult` objects (this class) or
+    what a subclass makes of each (its scores, say). Finding files, the checks, duplicates
+    and warnings do not depend on it.
+    """
+
+    def convert(self, result: RunResult) -> T:
+        """The item handed out for one loaded result."""
+        return result  # type: ignore[return-value]
+
+    def key(self, item: T) -> Key | None:
+        """Run, task, arm and attempt of an item (``None`` without a run id)."""
+        r: RunResult = item  # type: ignore[assignment]
+        return None if r.run_id is None else (r.run_id, r.task.id, r.arm, r.attempt)
+
+    def label(self, item: T) -> str:
+        """How a duplicate is named in the warnings."""
+        r: RunResult = item  # type: ignore[assignment]
+        return f"{r.task.id} / {r.arm} / attempt {r.attempt} (run {r.run_id})"
+
+    def fill_run_id(self, item: T, run_id: str) -> None:
+        """Give an item without a run id its document's."""
+        r: RunResult = item  # type: ignore[assignment]
+        if r.run_id is None:
+            r.run_id = run_id
+
+    def document_items(self, doc: StreamedDocument,
+                       values: Iterator[tuple[int, Any, tuple[int, int]]]) -> Iterator[T]:
+        """The items of a run document's results: ``values`` gives each result's index,
+        value and place in the file (as :func:`judgekit.runs.jsondoc.stream_document` read
+        them)."""
+        for index, value, _ in values:
+            where = f"{doc.prefix}[{index}]"
+            yield self.convert(validate(RunResult, value, doc.path, where))
+
+    def native_jsonl(self, path: Path, first: tuple[int, Any],
+                     rest: Iterator[tuple[int, Any]]) -> Iterator[T]:
+        """The items of a judgekit ``.jsonl`` file, whose first line (``first``, already
+        parsed) is a result object; ``rest`` reads the lines after it."""
+        number, value = first
+        yield self.convert(validate(RunResult, value, path, f"line {number}: "))
+        for number, value in rest:
+            if not isinstance(value, dict):
+                raise InputError(path, f"line {number}",
+                                 f"expected a result object, got {_json_type(value)}")
+            yield self.convert(validate(RunResult, value, path, f"line {number}: "))
+
+
+_RESULTS: Reading[RunResult] = Reading()
 
 
 def _iter_jsonl(path: Path, adapters: Sequence[Adapter], notes: _Notes | None,
-                strict: bool) -> Iterator[RunResult]:
+                strict: bool, reading: Reading[T]) -> Iterator[T]:
     lines = _jsonl_lines(path)
     first = next(lines, None)
     if first is None:
@@ -184,16 +251,14 @@ def _iter_jsonl(path: Path, adapters: Sequence[Adapter], notes: _Notes | None,
     number, value = first
     _refuse_own_output(path, value)
     if isinstance(value, dict) and "task" in value and "arm" in value:
-        yield validate(RunResult, value, path, f"line {number}: ")
-        for number, value in lines:
-            if not isinstance(value, dict):
-                raise InputError(path, f"line {number}",
-                                 f"expected a result object, got {_json_type(value)}")
-            yield validate(RunResult, value, path, f"line {number}: ")
+        try:
+            yield from reading.native_jsonl(path, first, lines)
+        finally:
+            lines.close()
         return
     # Not judgekit's own lines: another harness's JSON lines (e.g. SWE-bench predictions).
     document = [value] + [v for _, v in lines]
-    yield from _from_document(path, document, adapters, notes, strict)
+    yield from map(reading.convert, _from_document(path, document, adapters, notes, strict))
 
 
 def _json_type(value: Any) -> str:
@@ -234,31 +299,119 @@ def _loaded(adapter: Adapter, path: Path, document: Any,
         notes.n_held += len(results)
 
 
+class _NotStreamed(Exception):
+    """A document the streamed reading cannot decide on as the whole-document reading does."""
+
+
+def _streamed_or_none(path: Path, size: int, adapters: Sequence[Adapter],
+                      reading: Reading[T]) -> list[T] | None:
+    """The items of a judgekit run document read a result at a time, or ``None`` when it is
+    to be read whole. A document the whole-document reading can take (up to
+    :data:`MAX_FILE_BYTES`) is given to it on any error, so its error is the one raised."""
+    try:
+        return _streamed_document(path, adapters, reading)
+    except _NotStreamed:
+        return None
+    except InputError:
+        if size > MAX_FILE_BYTES:
+            raise
+        return None
+
+
+def _checked(values: Iterator[tuple[int, Any, tuple[int, int]]], first: list[Any],
+             check: Callable[[], None]) -> Iterator[tuple[int, Any, tuple[int, int]]]:
+    """``values``, held back until the first five (or all, when fewer) are in ``first`` and
+    ``check`` has passed on them."""
+    pending: list[tuple[int, Any, tuple[int, int]]] = []
+    for item in values:
+        if len(first) < 5:
+            first.append(item[1])
+            pending.append(item)
+            if len(first) == 5:
+                check()
+                yield from pending
+                pending = []
+            continue
+        yield item
+    if len(first) < 5:
+        check()
+        yield from pending
+
+
+def _streamed_document(path: Path, adapters: Sequence[Adapter], reading: Reading[T]
+                       ) -> list[T]:
+    """A judgekit run document (a :class:`RunFile` object or a list of results), read a
+    result at a time; what reading it whole gives, or :class:`_NotStreamed`.
+
+    The native adapter decides on its documents by their members and first five results:
+    the same decision is made here on the same facts, before the results are read (from the
+    members before the list) and after (from all of them)."""
+    native = adapters[0] if adapters else None
+    if not isinstance(native, NativeAdapter):
+        raise _NotStreamed
+    try:
+        doc = stream_document(path, limit=MAX_LINE_BYTES)
+    except NotStreamable:
+        raise _NotStreamed from None
+    first: list[Any] = []
+
+    def like_whole() -> Any:  # what the decisions read of the whole document
+        return first if doc.is_list else {**doc.members, "results": first}
+
+    def check() -> None:
+        _refuse_own_output(path, like_whole())
+        if next((a for a in adapters if a.detect(path, like_whole())), None) is not native:
+            raise _NotStreamed
+
+    try:
+        items = list(reading.document_items(doc, _checked(doc.items, first, check)))
+        check()  # every member is known now
+    except NotStreamable:
+        raise _NotStreamed from None
+    finally:
+        doc.items.close()  # type: ignore[attr-defined]
+    if not doc.is_list:
+        run = validate(RunFile, {**doc.members, "results": []}, path)
+        if run.run_id:
+            for item in items:
+                reading.fill_run_id(item, run.run_id)
+    return items
+
+
 def _iter_file(path: Path, adapters: Sequence[Adapter], notes: _Notes | None,
-               strict: bool) -> Iterator[RunResult]:
+               strict: bool, reading: Reading[T]) -> Iterator[T]:
     st = _stat_regular(path)
+    if path.suffix == ".json" and st.st_size >= STREAM_BYTES:
+        streamed = _streamed_or_none(path, st.st_size, adapters, reading)
+        if streamed is not None:
+            yield from streamed
+            return
     if st.st_size > MAX_FILE_BYTES and path.suffix != ".jsonl":
+        what = (" (only a judgekit run document is read a result at a time)"
+                if path.suffix == ".json" else "")
         raise InputError(path, None, f"file is {st.st_size} bytes, over the limit of "
-                                     f"{MAX_FILE_BYTES}: refused")
+                                     f"{MAX_FILE_BYTES}{what}: refused")
     if st.st_size == 0 and not strict:
         if notes is not None:
             notes.empty.append(str(path))
         return
     if path.suffix == ".jsonl":
-        yield from _iter_jsonl(path, adapters, notes, strict)
+        yield from _iter_jsonl(path, adapters, notes, strict, reading)
         return
     if path.suffix not in (".json", ""):
         claimed = next((a for a in adapters if a.detect(path, None)), None)
         if claimed is not None:
-            yield from _loaded(claimed, path, None, notes)
+            yield from map(reading.convert, _loaded(claimed, path, None, notes))
             return
-    yield from _from_document(path, _read_json(path), adapters, notes, strict)
+    yield from map(reading.convert,
+                   _from_document(path, _read_json(path), adapters, notes, strict))
 
 
 def load_file(path: str | Path, *, strict: bool = True,
               adapters: Sequence[Adapter] | None = None) -> list[RunResult]:
     """Load one run file. With ``strict=False`` an unrecognised JSON document yields ``[]``."""
-    return list(_iter_file(Path(path), ADAPTERS if adapters is None else adapters, None, strict))
+    return list(_iter_file(Path(path), ADAPTERS if adapters is None else adapters, None, strict,
+                           _RESULTS))
 
 
 def read_jsonl(path: str | Path) -> list[RunResult]:
@@ -343,6 +496,13 @@ def iter_results(paths: str | Path | Sequence[str | Path], *,
     and attempt were already seen is skipped. Both are noted in ``report.warnings``, which is
     complete once the iterator is exhausted.
     """
+    return iter_items(paths, _RESULTS, adapters=adapters, report=report)
+
+
+def iter_items(paths: str | Path | Sequence[str | Path], reading: Reading[T], *,
+               adapters: Sequence[Adapter] | None = None,
+               report: LoadReport | None = None) -> Iterator[T]:
+    """:func:`iter_results`, each result handed out as ``reading`` makes it."""
     if isinstance(paths, (str, Path)):
         paths = [paths]
     if not paths:
@@ -364,10 +524,10 @@ def iter_results(paths: str | Path | Sequence[str | Path], *,
             seen_files[ident] = path
             notes.files += 1
             held = notes.n_held
-            for result in _iter_file(path, tried, notes, strict=not lenient):
+            for item in _iter_file(path, tried, notes, not lenient, reading):
                 found += 1
-                if _first_seen(result, path, seen_keys, notes):
-                    yield result
+                if _first_seen(reading, item, path, seen_keys, notes):
+                    yield item
             found += notes.n_held - held
         if repeated:
             path, first = repeated[0]
@@ -380,8 +540,9 @@ def iter_results(paths: str | Path | Sequence[str | Path], *,
             kind = "directory" if lenient else "file"
             raise InputError(raw, None, f"{kind} holds no run results")
     for result, path in notes.settled():
-        if _first_seen(result, path, seen_keys, notes):
-            yield result
+        item = reading.convert(result)
+        if _first_seen(reading, item, path, seen_keys, notes):
+            yield item
     if report is not None:
         report.warnings.extend(notes.warnings())
         report.files += notes.files
@@ -389,17 +550,16 @@ def iter_results(paths: str | Path | Sequence[str | Path], *,
         report.duplicates += notes.n_duplicates
 
 
-def _first_seen(result: RunResult, path: Path, seen_keys: set[tuple[str, str, str, int]],
+def _first_seen(reading: Reading[T], item: T, path: Path, seen_keys: set[Key],
                 notes: _Notes) -> bool:
-    """False for a result whose run, task, arm and attempt were already seen (noted)."""
-    if result.run_id is None:
+    """False for an item whose run, task, arm and attempt were already seen (noted)."""
+    key = reading.key(item)
+    if key is None:
         return True
-    key = (result.run_id, result.task.id, result.arm, result.attempt)
     if key in seen_keys:
         notes.n_duplicates += 1
         if len(notes.duplicates) < _MAX_LISTED:
-            notes.duplicates.append(f"{result.task.id} / {result.arm} / attempt "
-                                    f"{result.attempt} (run {result.run_id}) in {path}")
+            notes.duplicates.append(f"{reading.label(item)} in {path}")
         return False
     seen_keys.add(key)
     return True

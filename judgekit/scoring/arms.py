@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from itertools import combinations
+from operator import attrgetter
 
 import numpy as np
 
@@ -45,7 +46,7 @@ def _ci(values: np.ndarray, seed: int) -> tuple[float, float] | None:
 
 
 def _column(rows: Sequence[ScoredResult], name: str) -> np.ndarray:
-    values = [getattr(r, name) for r in rows]
+    values = map(attrgetter(name), rows)
     return np.array([v for v in values if v is not None], dtype=float)
 
 
@@ -136,6 +137,10 @@ def _pair_group(a: list[ScoredResult], b: list[ScoredResult]
 
     Returns the pairs, how many crossed batches, and the results of a and b left over.
     """
+    if len(a) == 1 and len(b) == 1:  # the common case, decided as below
+        return [(a[0], b[0])], int(_batch(a[0]) != _batch(b[0])), 0, 0
+    if not a or not b:
+        return [], 0, len(a), len(b)
     by_batch_a: dict[str, list[ScoredResult]] = defaultdict(list)
     by_batch_b: dict[str, list[ScoredResult]] = defaultdict(list)
     for r in a:
@@ -163,9 +168,6 @@ def pair_results(a: Sequence[ScoredResult], b: Sequence[ScoredResult], *, by_mod
     Returns the pairs and counts: ``excluded_error``, ``cross_batch``, ``unpaired_a``,
     ``unpaired_b``.
     """
-    def key(r: ScoredResult) -> Key:
-        return (r.task_id, (r.model or "") if by_model else "", r.attempt)
-
     counts = {"excluded_error": 0, "cross_batch": 0, "unpaired_a": 0, "unpaired_b": 0}
     groups: tuple[dict[Key, list[ScoredResult]], dict[Key, list[ScoredResult]]] = (
         defaultdict(list), defaultdict(list))
@@ -174,21 +176,27 @@ def pair_results(a: Sequence[ScoredResult], b: Sequence[ScoredResult], *, by_mod
             if r.test_status == "error":
                 counts["excluded_error"] += 1
             else:
-                side[key(r)].append(r)
+                side[(r.task_id, (r.model or "") if by_model else "", r.attempt)].append(r)
     pairs: list[Pair] = []
-    for k in sorted(groups[0].keys() | groups[1].keys()):
-        got, crossed, left_a, left_b = _pair_group(groups[0].get(k, []), groups[1].get(k, []))
+    crossed = left_a = left_b = 0
+    none: list[ScoredResult] = []
+    group_a, group_b = groups
+    for k in sorted(group_a.keys() | group_b.keys()):
+        got, cross, rest_a, rest_b = _pair_group(group_a.get(k, none), group_b.get(k, none))
         pairs.extend(got)
-        counts["cross_batch"] += crossed
-        counts["unpaired_a"] += left_a
-        counts["unpaired_b"] += left_b
+        crossed += cross
+        left_a += rest_a
+        left_b += rest_b
+    counts.update(cross_batch=crossed, unpaired_a=left_a, unpaired_b=left_b)
     return pairs, counts
 
 
 def _by_task(pairs: Sequence[Pair], values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-task sums of ``values`` (one per pair) and per-task pair counts."""
     tasks = [x.task_id for x, _ in pairs]
-    _, inverse = np.unique(np.array(tasks, dtype=object), return_inverse=True)
+    # np.unique's sorted order and inverse, found with a dict (task ids are strings)
+    index = {task: i for i, task in enumerate(sorted(set(tasks)))}
+    inverse = np.fromiter(map(index.__getitem__, tasks), dtype=np.intp, count=len(tasks))
     sums = np.bincount(inverse, weights=values)
     sizes = np.bincount(inverse).astype(float)
     return sums, sizes

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -51,6 +51,19 @@ class ScoredResult(BaseModel):
     diff_similarity: float | None = None
     injection_precision: float | None = None
     injection_recall: float | None = None
+
+    def json_dict(self) -> dict[str, Any]:
+        """``self.model_dump(mode="json")``, made faster: every field holds a JSON value
+        already (a string, a number, ``None`` or a list of strings), so the values are
+        copied as they are."""
+        data = self.__dict__.copy()
+        for name in _LIST_FIELDS:
+            data[name] = list(data[name])
+        return data
+
+
+_LIST_FIELDS = tuple(name for name, info in ScoredResult.model_fields.items()
+                     if info.annotation == list[str])
 
 
 RULE = ("the task's repo field (a URL or path cut to owner/name); else the task id's shape "

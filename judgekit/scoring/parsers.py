@@ -78,20 +78,38 @@ _NEXTEST = re.compile(r"^\s*Summary \[.*?\]\s+(\d+) tests? run: (.*)$", re.MULTI
 _CARGO_NONE = r"^error: (?:no tests to run|no test target named .*)$"
 
 
+def _lines_starting(output: str, prefix: str) -> list[str]:
+    """The lines of ``output`` (split at newlines only) that start with ``prefix``, found with
+    ``str.find``: what ``^prefix.*$`` finds with ``re.MULTILINE``."""
+    found: list[str] = []
+    marker = "\n" + prefix
+    at = 0 if output.startswith(prefix) else output.find(marker) + 1 or -1
+    while at >= 0:
+        end = output.find("\n", at)
+        if end < 0:
+            found.append(output[at:])
+            break
+        found.append(output[at:end])
+        at = output.find(marker, end) + 1 or -1
+    return found
+
+
 def parse_cargo(output: str) -> Counts | None:
     """Sum ``test result:`` lines over every test binary (and doc-tests) of a cargo run.
 
     nextest's ``Summary`` line is read the same way; nextest's ``no tests to run`` and cargo's
-    ``no test target named`` errors say that no test executed.
+    ``no test target named`` errors say that no test executed. Only the lines that start with
+    ``test result: `` are matched against the pattern of a result line.
     """
-    results = _CARGO_RESULT.findall(output)
+    lines = _lines_starting(output, "test result: ")
+    results = [m.groups() for m in map(_CARGO_RESULT.match, lines) if m is not None]
     if results:
         return Counts(
             framework="cargo",
             passed=sum(int(r[0]) for r in results),
             failed=sum(int(r[1]) for r in results),
             skipped=sum(int(r[2]) for r in results),
-            evidence=_line(r"^test result: .*$", output) or "",
+            evidence=lines[-1].strip().strip("=").strip(),
         )
     nextest = _NEXTEST.findall(output)
     if nextest:

@@ -95,3 +95,27 @@ def test_sign_flip_exact_and_cluster_interval():
     assert stats.cluster_bootstrap_ratio_ci([3, 3, 3], [3, 3, 3]) == (1.0, 1.0)
     lo, hi = stats.cluster_bootstrap_ratio_ci([0, 10], [10, 10])
     assert lo <= 0.5 <= hi
+
+
+def test_sign_flip_draws_and_sums_as_integer_signs_would():
+    """The ±1 signs made in place as floats give the p-values integer signs gave."""
+    import numpy as np
+
+    from judgekit import stats
+
+    def integer_signs(d: np.ndarray, seed: int, resamples: int = 10_000) -> float:
+        d = d[d != 0]
+        observed = abs(d.sum())
+        tol = 1e-9 * max(1.0, observed)
+        rng = np.random.default_rng(seed)
+        hits = 0
+        step = max(1, (1 << 20) // d.size)
+        for start in range(0, resamples, step):
+            signs = rng.integers(0, 2, size=(min(resamples, start + step) - start, d.size)) * 2 - 1
+            hits += int(np.sum(np.abs(signs @ d) >= observed - tol))
+        return (hits + 1) / (resamples + 1)
+
+    rng = np.random.default_rng(0)
+    for i in range(12):
+        d = rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0, 1 / 3], size=int(rng.integers(17, 3000)))
+        assert stats.sign_flip_p(d, seed=i) == integer_signs(d, seed=i)

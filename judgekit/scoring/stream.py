@@ -1,0 +1,281 @@
+"""Score run files as they are read, large judgekit run files in worker processes.
+
+:func:`iter_scored` finds, reads and checks files exactly as
+:func:`judgekit.runs.load.iter_results` does (same errors, warnings and duplicates), but hands
+out each result's :class:`ScoredResult` and keeps no result. A judgekit ``.jsonl`` file of at
+least ``parallel_bytes`` is cut into shards of whole lines (:mod:`judgekit.runs.shards`);
+each worker process reads, checks and scores its own shards, and sends back the scores only.
+Scores come back in file order. A line a worker cannot accept is read again here and given
+to the line-by-line reader, whose error (naming the file, the line and the field) is raised
+after the scores of the lines before it, as when the file is read a line at a time.
+
+A judgekit ``.json`` run document is read here a result at a time
+(:mod:`judgekit.runs.jsondoc` finds where each result starts and ends); the workers are
+told where batches of results lie in the file, and read, check and score them.
+
+Example:
+    >>> rows = list(iter_scored("examples/bobbin"))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from judgekit.diffs import DEFAULT_INFRA_PATHS
+from judgekit.errors import InputError
+from judgekit.gcpause import collector_paused
+from judgekit.io import open_regular
+from judgekit.runs.adapters import Adapter
+from judgekit.runs.load import (MAX_LINE_BYTES, Key, LoadReport, Reading, iter_items,
+                                native_line)
+from judgekit.runs.jsondoc import StreamedDocument, read_value
+from judgekit.runs.models import RunResult
+from judgekit.runs.shards import lines_of, plan, read_line
+from judgekit.runs.validation import validate
+from judgekit.scoring.models import ScoredResult
+from judgekit.scoring.score import score_result
+
+SHARD_BYTES = 16 * 1024 * 1024
+"""Bytes of a ``.jsonl`` file a worker reads and scores in one go."""
+PARALLEL_BYTES = 32 * 1024 * 1024
+"""Smallest ``.jsonl`` file scored in worker processes; smaller ones are scored here."""
+MAX_WORKERS = 8
+
+J = TypeVar("J")
+_FIELDS = tuple(ScoredResult.model_fields)
+_ALL_SET = frozenset(_FIELDS)
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _row(scored: ScoredResult) -> tuple[Any, ...]:
+    """A score as the tuple of its field values (cheap to send between processes)."""
+    values = scored.__dict__
+    return tuple(values[name] for name in _FIELDS)
+
+
+def _scored(row: tuple[Any, ...]) -> ScoredResult:
+    """The score whose validated field values ``row`` holds, rebuilt as unpickling rebuilds
+    a model (``BaseModel.__setstate__``), without validating them again: every field was
+    given when it was validated."""
+    scored = _new(ScoredResult)
+    _set(scored, "__dict__", dict(zip(_FIELDS, row)))
+    _set(scored, "__pydantic_extra__", None)
+    _set(scored, "__pydantic_fields_set__", set(_ALL_SET))
+    _set(scored, "__pydantic_private__", None)
+    return scored
+
+
+@dataclass(frozen=True)
+class _Shard:
+    path: str
+    start: int
+    end: int
+    exclude: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _ShardScores:
+    rows: list[tuple[Any, ...]]
+    lines: int
+    #: (line number within the shard, offset in the file) of a line that was refused
+    refused: tuple[int, int] | None = None
+
+
+def _score_shard(shard: _Shard) -> _ShardScores:
+    """Read, check and score the lines of one shard; stop at the first refused line."""
+    with collector_paused():
+        return _score_lines(shard)
+
+
+def _score_lines(shard: _Shard) -> _ShardScores:
+    path = Path(shard.path)
+    rows: list[tuple[Any, ...]] = []
+    number = 0
+    for number, offset, raw in lines_of(path, shard.start, shard.end, MAX_LINE_BYTES):
+        if len(raw) <= MAX_LINE_BYTES and not raw.strip():
+            continue
+        try:
+            result = native_line(raw, path, number)
+        except InputError:
+            return _ShardScores(rows, number, (number, offset))
+        rows.append(_row(score_result(result, exclude=shard.exclude)))
+    return _ShardScores(rows, number)
+
+
+def default_workers() -> int:
+    """The CPUs this process may run on (at most :data:`MAX_WORKERS`)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, MAX_WORKERS))
+
+
+def _forkable() -> bool:
+    """Worker processes are forked (no start-up cost, nothing imported again), which is safe
+    only in a process with one thread; elsewhere shards are scored in this process."""
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def _in_order(jobs: Iterable[J], workers: int,
+              work: Callable[[J], _ShardScores]) -> Iterator[tuple[J, _ShardScores]]:
+    """Each job with what ``work`` made of it, in job order; jobs are taken from ``jobs``
+    as they are needed, at most ``2 * workers`` in flight."""
+    queued = iter(jobs)
+    if workers <= 1 or not _forkable():
+        for job in queued:
+            yield job, work(job)
+        return
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
+    try:
+        pending: deque[tuple[J, Future[_ShardScores]]] = deque()
+        for job in queued:
+            pending.append((job, pool.submit(work, job)))
+            if len(pending) >= 2 * workers:
+                break
+        while pending:
+            job, future = pending.popleft()
+            done = future.result()
+            nxt = next(queued, None)
+            if nxt is not None:
+                pending.append((nxt, pool.submit(work, nxt)))
+            yield job, done
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+@dataclass(frozen=True)
+class _Results:
+    """Consecutive results of a run document (their index and place in the file) for a
+    worker to read and score."""
+
+    path: str
+    prefix: str
+    depth: int
+    exclude: tuple[str, ...]
+    items: list[tuple[int, int, int]]
+
+    def texts(self) -> Iterator[tuple[int, bytes]]:
+        """Each result's index and text, read from the file in one go."""
+        first, last = self.items[0][1], self.items[-1][2]
+        with open_regular(self.path) as fh:
+            fh.seek(first)
+            data = fh.read(last - first)
+        for index, start, end in self.items:
+            yield index, data[start - first : end - first]
+
+
+def _document_result(job: _Results, index: int, raw: bytes) -> RunResult:
+    """One result of a run document, read from its text as the document's reader read it."""
+    where = f"{job.prefix}[{index}]"
+    path = Path(job.path)
+    return validate(RunResult, read_value(raw, path, where, job.depth), path, where)
+
+
+def _score_results(job: _Results) -> _ShardScores:
+    """Read, check and score the results of ``job``; stop at the first refused one."""
+    with collector_paused():
+        rows: list[tuple[Any, ...]] = []
+        for n, (index, raw) in enumerate(job.texts()):
+            try:
+                result = _document_result(job, index, raw)
+            except InputError:
+                return _ShardScores(rows, n, (n, 0))
+            rows.append(_row(score_result(result, exclude=job.exclude)))
+        return _ShardScores(rows, len(job.items))
+
+
+class ScoredReading(Reading[ScoredResult]):
+    """Results handed out as their scores; judgekit ``.jsonl`` files scored in shards."""
+
+    def __init__(self, exclude: Sequence[str] = DEFAULT_INFRA_PATHS, *,
+                 workers: int | None = None, shard_bytes: int = SHARD_BYTES,
+                 parallel_bytes: int = PARALLEL_BYTES) -> None:
+        self.exclude = tuple(exclude)
+        self.workers = default_workers() if workers is None else max(1, workers)
+        self.shard_bytes = max(1, shard_bytes)
+        self.parallel_bytes = parallel_bytes
+
+    def convert(self, result: RunResult) -> ScoredResult:
+        return score_result(result, exclude=self.exclude)
+
+    def key(self, item: ScoredResult) -> Key | None:
+        return None if item.run_id is None else (item.run_id, item.task_id, item.arm,
+                                                 item.attempt)
+
+    def label(self, item: ScoredResult) -> str:
+        return f"{item.task_id} / {item.arm} / attempt {item.attempt} (run {item.run_id})"
+
+    def fill_run_id(self, item: ScoredResult, run_id: str) -> None:
+        if item.run_id is None:
+            item.run_id = run_id
+
+    def native_jsonl(self, path: Path, first: tuple[int, Any],
+                     rest: Iterator[tuple[int, Any]]) -> Iterator[ScoredResult]:
+        rest.close()  # type: ignore[attr-defined]
+        size = path.stat().st_size
+        parallel = self.workers > 1 and size >= self.parallel_bytes
+        shards = plan(path, target=self.shard_bytes, limit=MAX_LINE_BYTES)
+        jobs = [_Shard(str(path), start, end, self.exclude) for start, end in shards]
+        base = 0
+        for _, scores in _in_order(jobs, min(len(jobs), self.workers if parallel else 1),
+                                   _score_shard):
+            for row in scores.rows:
+                yield _scored(row)
+            if scores.refused is not None:
+                number, offset = scores.refused
+                native_line(read_line(path, offset, MAX_LINE_BYTES), path, base + number)
+                raise InputError(path, f"line {base + number}", "refused")  # not reached
+            base += scores.lines
+
+
+    def document_items(self, doc: StreamedDocument,
+                       values: Iterator[tuple[int, Any, tuple[int, int]]]
+                       ) -> Iterator[ScoredResult]:
+        size = doc.path.stat().st_size
+        if self.workers <= 1 or size < self.parallel_bytes or not _forkable():
+            yield from super().document_items(doc, values)
+            return
+        batches = self._batches(doc, values)
+        for job, scores in _in_order(batches, self.workers, _score_results):
+            for row in scores.rows:
+                yield _scored(row)
+            if scores.refused is not None:
+                index, raw = list(job.texts())[scores.refused[0]]
+                _document_result(job, index, raw)  # raises the result's error
+                raise InputError(doc.path, f"{doc.prefix}[{index}]", "refused")  # not reached
+
+    def _batches(self, doc: StreamedDocument,
+                 values: Iterator[tuple[int, Any, tuple[int, int]]]) -> Iterator[_Results]:
+        """The results' places in the file, about :attr:`shard_bytes` a batch."""
+        items: list[tuple[int, int, int]] = []
+        size = 0
+        for index, _, (start, end) in values:
+            items.append((index, start, end))
+            size += end - start
+            if size >= self.shard_bytes:
+                yield _Results(str(doc.path), doc.prefix, doc.depth, self.exclude, items)
+                items, size = [], 0
+        if items:
+            yield _Results(str(doc.path), doc.prefix, doc.depth, self.exclude, items)
+
+
+def iter_scored(paths: str | Path | Sequence[str | Path], *,
+                exclude: Sequence[str] = DEFAULT_INFRA_PATHS,
+                adapters: Sequence[Adapter] | None = None,
+                report: LoadReport | None = None,
+                workers: int | None = None) -> Iterator[ScoredResult]:
+    """The scores of every result of files and directories, in the order
+    :func:`~judgekit.runs.load.iter_results` yields the results; ``workers`` processes
+    (default: one per CPU) score large judgekit ``.jsonl`` files."""
+    return iter_items(paths, ScoredReading(exclude, workers=workers), adapters=adapters,
+                      report=report)
