@@ -85,6 +85,9 @@ def _arms(summary: EvalSummary) -> str:
         title="Pass rate per arm, with 95% Wilson interval")
     f1_plot = svg.box_strip_plot([(n, values(results, n, lambda r: r.f1)) for n in names],
                                  title="F1 per result, by arm")
+    cluster_plot = (f"<figure><figcaption>Pass rate and F1: the usual 95% interval beside the "
+                    f"one clustered by repository</figcaption>{_clustered_plot(summary)}"
+                    "</figure>" if clustered else "")
     durations = {n: values(results, n, lambda r: r.duration_s) for n in names}
     top = max((max(v) for v in durations.values() if v), default=0.0)
     dur_plot = (svg.box_strip_plot([(n, durations[n]) for n in names], lo=0.0, hi=top,
@@ -106,9 +109,24 @@ def _arms(summary: EvalSummary) -> str:
             f"<figure><figcaption>Pass rate, with its 95% interval</figcaption>{pass_plot}"
             f"</figure><figure><figcaption>File-level F1: box from first to third quartile, "
             f"line at the median, one dot per result</figcaption>{f1_plot}</figure>"
-            f"<figure><figcaption>Duration</figcaption>{dur_plot}</figure>"
+            f"{cluster_plot}<figure><figcaption>Duration</figcaption>{dur_plot}</figure>"
             f"<figure><figcaption>Cost</figcaption>{cost_plot}</figure></div>")
     return section("arms", "Arms", body)
+
+
+def _clustered_plot(summary: EvalSummary) -> str:
+    """Each arm's pass rate and F1 with the naive interval above the clustered one."""
+    rows: list[tuple[str, float | None, float | None, float | None]] = []
+    for name, a in sorted(summary.arms.items()):
+        c = a.clustered
+        for metric, value, naive, wide in (
+                ("pass rate", a.pass_rate, a.pass_rate_ci, c.pass_rate_ci if c else None),
+                ("F1", a.f1, a.f1_ci, c.f1_ci if c else None)):
+            rows.append((f"{name} {metric}", value, *(naive or (None, None))))
+            if c is not None:
+                rows.append((f"{name} {metric}, clustered ({c.n_clusters})", value,
+                             *(wide or (None, None))))
+    return svg.interval_plot(rows, title="Naive and clustered 95% intervals per arm")
 
 
 def _comparisons(summary: EvalSummary) -> str:

@@ -137,3 +137,21 @@ def test_constructed_records_match_the_real_record_models(judged_dir):
         PairRecord.model_validate(rec)
     for rec in inputs.audit:
         AuditRecord.model_validate(rec)
+
+
+def test_clustered_intervals_are_drawn_beside_the_naive_ones(judged_dir):
+    """Two repositories (flask, ruff): each arm's pass rate and F1 appear twice in one plot,
+    the clustered interval labelled with its cluster count and at least as wide."""
+    import json
+    import re
+
+    html = (judged_dir / "report.html").read_text(encoding="utf-8")
+    summary = json.loads((judged_dir / "summary.json").read_text(encoding="utf-8"))
+    assert "the one clustered by repository" in html
+    for name, arm in summary["arms"].items():
+        n = arm["clustered"]["n_clusters"]
+        for metric, key in (("pass rate", "pass_rate_ci"), ("F1", "f1_ci")):
+            assert f"{name} {metric}, clustered ({n})" in html
+            lo, hi = arm["clustered"][key]
+            assert hi - lo >= arm[key][1] - arm[key][0] - 1e-9
+    assert len(re.findall(r"clustered \(\d+\)</text>", html)) >= 2 * len(summary["arms"])
