@@ -40,6 +40,13 @@ def pairwise_rows(cal: PairwiseCalibration) -> list[list[object]]:
     return rows
 
 
+def kappa_points(cal: PairwiseCalibration
+                 ) -> list[tuple[str, float | None, float | None, float | None]]:
+    """``(name, kappa, low, high)`` per judge, then the jury's, for an interval plot."""
+    judges = [*cal.judges.items(), *([("jury", cal.jury)] if cal.jury is not None else [])]
+    return [(name, a.kappa, *(a.kappa_ci or (None, None))) for name, a in judges]
+
+
 def confusion_rows(a: JudgeAgreement) -> list[list[object]]:
     """The judge's verdicts by rows, the gold labels by columns."""
     return [[j, *(a.confusion.get(f"judge_{j}_gold_{g}", 0) for g in LABELS)] for j in LABELS]

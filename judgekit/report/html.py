@@ -157,7 +157,13 @@ def _calibration(inputs: ReportInputs) -> str:
     if cal.pairwise is not None:
         p = cal.pairwise
         parts.append(f"<p>{e(cv.pairwise_sentence(p))}</p>"
-                     + table(cv.PAIRWISE_HEADER, cv.pairwise_rows(p), numeric=range(1, 8)))
+                     + table(cv.PAIRWISE_HEADER, cv.pairwise_rows(p), numeric=range(1, 8))
+                     + "<figure><figcaption>Cohen's kappa against the gold labels, with its "
+                       "95% interval (0: chance agreement, 1: perfect)</figcaption>"
+                     + svg.interval_plot(cv.kappa_points(p), title="Cohen's kappa per judge",
+                                         lo=-1.0, hi=1.0, fmt=lambda v: f"{v:.2f}",
+                                         marks=[(0.0, "chance agreement")])
+                     + "</figure>")
         for name, a in [*p.judges.items(), *([("jury", p.jury)] if p.jury else [])]:
             parts.append(f"<figure><figcaption>Confusion of {e(name)}: verdicts by rows, gold "
                          f"labels by columns</figcaption>"

@@ -113,6 +113,9 @@ def test_the_report_shows_the_calibration_and_keeps_it(out: Path) -> None:
     assert "## Judge calibration against labels" in md
     assert f"| {JUDGE} | 9 | 77.8% | 0.526 [" in md
     assert 'id="calibration"' in html and "77.8%" in html
+    section = html[html.index('id="calibration"'):]
+    assert "Cohen&#x27;s kappa per judge" in section or "Cohen's kappa per judge" in section
+    assert f"{KAPPA:.2f} [" in section  # the plotted kappa, with its interval
 
 
 def test_jsonl_labels_and_swapped_arms_give_the_same_figures(out: Path, tmp_path: Path) -> None:
