@@ -20,16 +20,11 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    model_serializer,
-)
+from pydantic import BaseModel, ConfigDict, Field
 
+from judgekit.omit import OmitIfNone
 from judgekit.engine.accounting import JudgeRun
 from judgekit.scoring.models import ScoreSummary
 
@@ -191,8 +186,10 @@ class JurySummary(_Open):
                                           "them out).")
 
 
-class PairwiseSummary(BaseModel):
+class PairwiseSummary(OmitIfNone):
     """``summary["pairwise"]``: per arm pair and dimension, plus the judge's reliability."""
+
+    omit_if_none: ClassVar[tuple[str, ...]] = ("jury",)
 
     model_config = ConfigDict(extra="allow")
     __pydantic_extra__: dict[str, dict[str, PairDimensionStats]] = Field(init=False)
@@ -201,13 +198,6 @@ class PairwiseSummary(BaseModel):
     jury: JurySummary | None = Field(None, description="With several judges: each judge's "
                                      "results and self-audit, and their agreement.")
 
-    @model_serializer(mode="wrap")
-    def _without_jury(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """``jury`` is written only when several judges judged."""
-        data = handler(self)
-        if self.jury is None:
-            data.pop("jury", None)
-        return data
 
     def pairs(self) -> dict[str, dict[str, PairDimensionStats]]:
         """``"<arm_a> vs <arm_b>"`` → dimension → statistics."""
@@ -312,9 +302,11 @@ class AuditJury(_Open):
                                           "task / arm / attempt: each judge's score (type).")
 
 
-class AuditSummary(_Open):
+class AuditSummary(_Open, OmitIfNone):
     """``summary["audit"]``: counts of the audit of failed results, per task and category.
     With an audit jury the counts, tasks and suspected tasks are the jury's."""
+
+    omit_if_none: ClassVar[tuple[str, ...]] = ("jury",)
 
     rubric: str | None = None
     rubric_version: int | str | None = None
@@ -343,13 +335,6 @@ class AuditSummary(_Open):
     jury: AuditJury | None = Field(None, description="With several judges: each judge's "
                                    "counts, and the results they disagree on.")
 
-    @model_serializer(mode="wrap")
-    def _without_jury(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """``jury`` is written only when several judges audited."""
-        data = handler(self)
-        if self.jury is None:
-            data.pop("jury", None)
-        return data
 
 
 class EvalSummary(ScoreSummary):

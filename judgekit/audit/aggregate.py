@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, Field
 
+from judgekit.omit import OmitIfNone
 from judgekit.engine import ItemOutcome
 from judgekit.engine.accounting import SkipReason
 
@@ -56,8 +57,10 @@ class JurorAudit(BaseModel):
     reason: str | None = None
 
 
-class AuditRecord(BaseModel):
+class AuditRecord(OmitIfNone):
     """One line of ``audit.jsonl``: the audit of one failed result."""
+
+    omit_if_none: ClassVar[tuple[str, ...]] = ("judges",)
 
     task_id: str
     arm: str
@@ -94,13 +97,6 @@ class AuditRecord(BaseModel):
                           "the result, by judge; the fields above are then the jury's "
                           "(majority score). Absent with one judge.")
 
-    @model_serializer(mode="wrap")
-    def _without_empty_jury(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """``judges`` is written only for a jury: one judge's lines stay as they were."""
-        data = handler(self)
-        if self.judges is None:
-            data.pop("judges", None)
-        return data
 
     @property
     def score(self) -> int | None:

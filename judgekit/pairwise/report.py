@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, Field
 
+from judgekit.omit import OmitIfNone
 from judgekit.engine.accounting import SkipReason
 from judgekit.engine.types import State
 from judgekit.pairwise.flip import to_side
@@ -65,8 +66,10 @@ class OrderRecord(BaseModel):
                                             "judge model's context window.")
 
 
-class PairRecord(BaseModel):
+class PairRecord(OmitIfNone):
     """One line of ``pairwise.jsonl``: two solutions of one task, compared both ways."""
+
+    omit_if_none: ClassVar[tuple[str, ...]] = ("judges",)
 
     task_id: str
     arm_a: str
@@ -86,13 +89,6 @@ class PairRecord(BaseModel):
                           "result, by judge; ``dimensions`` then holds the jury's verdicts "
                           "(no orders of their own). Absent with one judge.")
 
-    @model_serializer(mode="wrap")
-    def _without_empty_jury(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """``judges`` is written only for a jury: one judge's lines stay as they were."""
-        data = handler(self)
-        if self.judges is None:
-            data.pop("judges", None)
-        return data
 
 
 class JurorRecord(BaseModel):
