@@ -98,3 +98,13 @@ def prefers_larger():
         slot = "A" if size_a > size_b else "B" if size_b > size_a else "tie"
         return Reply.ok(verdict(slot))
     return respond
+
+
+def majority(votes: list[str]) -> str:
+    """The arm named by more than half of ``votes``, else ``draw`` (the jury rule, by hand)."""
+    from collections import Counter
+
+    for arm, n in Counter(votes).items():
+        if arm != "draw" and 2 * n > len(votes):
+            return arm
+    return "draw"

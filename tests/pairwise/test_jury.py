@@ -4,7 +4,6 @@ one always prefers the larger patch, one the first slot, one answers on the meri
 from __future__ import annotations
 
 import json
-from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from judgekit.testing import FakeAPIServer, Reply
 from judgekit.testing.replies import schema_of
 from tests.clirun import ROOT, judgekit
 from tests.pairwise.helpers import (
+    majority,
     DIMS,
     always,
     prefers,
@@ -63,13 +63,6 @@ def _label(judge: str) -> str:
     return judge.split("@http", 1)[0]
 
 
-def _majority(votes: list[str]) -> str:
-    counts = Counter(votes)
-    for arm, n in counts.items():
-        if arm != "draw" and 2 * n > len(votes):
-            return arm
-    return "draw"
-
 
 @pytest.fixture(scope="module")
 def jury_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
@@ -100,7 +93,7 @@ def jury_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "html": report_html}
 
 
-def test_each_judge_runs_flip_and_draw_and_the_jury_is_the_majority(jury_run) -> None:
+def test_each_judge_runs_flip_and_draw_and_the_jury_is_themajority(jury_run) -> None:
     calls = jury_run["calls"]
     assert calls == {"size": 2 * N_TASKS, "first": 2 * N_TASKS, "fair": 2 * N_TASKS,
                      "fourth": 0}
@@ -115,7 +108,7 @@ def test_each_judge_runs_flip_and_draw_and_the_jury_is_the_majority(jury_run) ->
             assert all(d["state"] == "valid" for d in own)
             assert {"order1", "order2", "winner"} <= set(own[0])
             assert len(rec["judges"][labels[0]]["orders"]) == 2
-            expected = _majority([d["winner"] for d in own])
+            expected = majority([d["winner"] for d in own])
             assert rec["dimensions"][dim]["winner"] == expected
             decisive += expected != "draw"
     assert decisive == 3 * N_TASKS // 2  # where size and merit agree

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from judgekit.testing import FakeAPIServer, Reply
 from judgekit.testing.replies import schema_of
 from tests.clirun import judgekit
 from tests.pairwise.helpers import (
+    majority,
     DIMS,
     always,
     prefers,
@@ -52,12 +52,6 @@ def _read(out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     lines = [json.loads(x) for x in (out / "pairwise.jsonl").read_text().splitlines()]
     return summary, lines
 
-
-def _majority(votes: list[str]) -> str:
-    for arm, n in Counter(votes).items():
-        if arm != "draw" and 2 * n > len(votes):
-            return arm
-    return "draw"
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +106,7 @@ def test_the_old_verdicts_are_kept_and_the_jury_is_computed_over_all_four(
             assert a["judges"][label] == b["judges"][label]
         for dim in DIMS:
             votes = [a["judges"][label]["dimensions"][dim]["winner"] for label in a["judges"]]
-            assert a["dimensions"][dim]["winner"] == _majority(votes)
+            assert a["dimensions"][dim]["winner"] == majority(votes)
             changed += a["dimensions"][dim]["winner"] != b["dimensions"][dim]["winner"]
     assert changed == 3 * N_TASKS // 2  # the fourth judge, against the fair one, makes the
     # verdicts where size and merit agree (2 of 3 judges before) draws (2 of 4)

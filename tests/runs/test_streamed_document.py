@@ -4,7 +4,6 @@ to read whole is read, and a pathological one is refused with one line naming th
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -15,15 +14,12 @@ from judgekit.errors import InputError
 from judgekit.runs.jsondoc import stream_document
 from judgekit.runs.load import load_runs, load_runs_report
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.benchmod import load_bench
+
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("scoring_scale",
-                                                  ROOT / "bench" / "scoring_scale.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("scoring_scale")
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ the same one-line errors."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -17,15 +16,12 @@ from judgekit.runs.load import LoadReport, iter_items, load_runs, load_runs_repo
 from judgekit.scoring.score import score, summarise
 from judgekit.scoring.stream import ScoredReading
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.benchmod import load_bench
+
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("scoring_scale",
-                                                  ROOT / "bench" / "scoring_scale.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("scoring_scale")
 
 
 def _reference(paths) -> dict:
