@@ -3,19 +3,49 @@
 Every error judgekit raises on purpose derives from :class:`JudgekitError`. The CLI turns
 any of them into one line on stderr and exit code 2, never a traceback.
 
+A message that refers to one of the caller's options writes it as ``{option:NAME}``, where
+NAME is the keyword of the typed option (``max_cost_usd``); ``str()`` shows the keyword, and
+the command line shows its own flag instead (:meth:`JudgekitError.render`). Layers below the
+command line never spell a flag.
+
 Example:
     >>> from judgekit.errors import InputError
     >>> str(InputError("runs/a.json", "results[0].arm", "field required"))
     'runs/a.json: results[0].arm: field required'
+    >>> err = ConfigError("{option:jobs} must be at least 1")
+    >>> str(err), err.render({"jobs": "--jobs"}.get)
+    ('jobs must be at least 1', '--jobs must be at least 1')
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from pathlib import Path
+
+#: ``{option:NAME}`` in a message: the caller's option NAME, spelled by whoever shows it.
+OPTION_REF = re.compile(r"\{option:([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def render_options(text: str, spell: Callable[[str], str | None] | None = None) -> str:
+    """``text`` with each ``{option:NAME}`` spelled by ``spell(NAME)`` (NAME itself when
+    ``spell`` is not given or returns ``None``)."""
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return (spell(name) if spell else None) or name
+
+    return OPTION_REF.sub(one, text)
 
 
 class JudgekitError(Exception):
     """Base class of every judgekit error."""
+
+    def __str__(self) -> str:
+        return render_options(super().__str__())
+
+    def render(self, spell: Callable[[str], str | None]) -> str:
+        """The message with each option reference spelled by ``spell`` (the CLI's flags)."""
+        return render_options(super().__str__(), spell)
 
 
 class InputError(JudgekitError):

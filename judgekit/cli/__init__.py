@@ -100,7 +100,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     guard(argv)
     parser = build_parser()
+    from judgekit.cli._flags import learn, spell
+
     args = parser.parse_args(argv)
+    learn(parser, getattr(args, "command", None))
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
@@ -111,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_out(args)
         return int(args.func(args) or 0)
     except JudgekitError as exc:
-        print(clean(f"judgekit: error: {exc}"), file=sys.stderr)
+        print(clean(f"judgekit: error: {exc.render(spell)}"), file=sys.stderr)
         return 2
     except BrokenPipeError:
         sys.stderr.close()

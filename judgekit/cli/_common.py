@@ -134,5 +134,8 @@ def print_json(data: Any) -> None:
 
 
 def say(message: str) -> None:
-    """One line of progress or status on stderr."""
-    print(message, file=sys.stderr)
+    """One line of progress or status on stderr; ``{option:NAME}`` in it is shown as the
+    flag (:mod:`judgekit.cli._flags`)."""
+    from judgekit.cli._flags import flags
+
+    print(flags(message), file=sys.stderr)

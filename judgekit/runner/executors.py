@@ -43,7 +43,7 @@ class LocalExecutor:
 
     def __init__(self, jobs: int = 1) -> None:
         if jobs < 1:
-            raise ConfigError("--jobs must be at least 1")
+            raise ConfigError("{option:jobs} must be at least 1")
         self.jobs = jobs
 
     def run(self, units: Sequence[Unit], runner: UnitRunner,
