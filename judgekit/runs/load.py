@@ -279,7 +279,9 @@ def _from_document(path: Path, document: Any, adapters: Sequence[Adapter],
                                          f"{_json_type(document)}")
         if strict:
             tried = ", ".join(a.name for a in adapters)
-            raise InputError(path, None, f"not a run file of any known format (tried: {tried})")
+            left_out = "".join(f"; {line}" for line in notes.plugins) if notes else ""
+            raise InputError(path, None, f"not a run file of any known format (tried: {tried})"
+                                         f"{left_out}")
         if notes is not None:
             notes.unknown.append(str(path))
         return

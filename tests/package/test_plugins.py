@@ -224,6 +224,12 @@ def test_a_plugin_that_fails_is_reported_and_the_rest_works(broken_site: Path,
     assert len(warned) == 1 and "judgekit.adapters:missing (from brokenplug)" in warned[0]
     text = run_judgekit(broken_site, tmp_path, "score", str(EXAMPLE_BOBBIN))
     assert text.returncode == 0 and "judgekit.adapters:missing" in text.stdout + text.stderr
+    run = tmp_path / "tiny-run.json"
+    run.write_text(json.dumps(TINY_RUN), encoding="utf-8")
+    refused = run_judgekit(broken_site, tmp_path, "score", str(run))
+    assert refused.returncode == 2
+    assert "(tried: judgekit, bobbin, hal, swebench, inspect); plug-in judgekit.adapters:" \
+        "missing (from brokenplug) not loaded" in refused.stderr
 
 
 # --- judgekit's own entries, and the registries' rules, in this process ------------------
