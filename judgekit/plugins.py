@@ -82,12 +82,16 @@ def discover(group: str) -> list[Plugin]:
     return found
 
 
-def load_group(group: str) -> tuple[list[tuple[Plugin, Any]], list[PluginProblem]]:
+def load_group(group: str, *, own: bool = True
+               ) -> tuple[list[tuple[Plugin, Any]], list[PluginProblem]]:
     """Load every plug-in of ``group``: those that loaded, with their objects, and those
-    that did not, with the reason."""
+    that did not, with the reason. ``own=False`` leaves judgekit's own entries out (for a
+    registry that holds its built-ins itself)."""
     loaded: list[tuple[Plugin, Any]] = []
     problems: list[PluginProblem] = []
     for plugin in discover(group):
+        if plugin.builtin and not own:
+            continue
         try:
             loaded.append((plugin, plugin.load()))
         except Exception as exc:  # a third party's import error must not stop judgekit

@@ -1,5 +1,11 @@
 """Rubric files: Markdown with YAML front matter (see ``rubrics/README.md``).
 
+judgekit's own rubrics are the files of its rubric directory; other installed packages add
+theirs through the ``judgekit.rubrics`` entry points (:mod:`judgekit.audit.rubric_sources`).
+:func:`rubric_catalog` lists both, with where each comes from; a plug-in rubric that cannot be
+read, or whose id is taken already (judgekit's own win), is left out and named in its
+``problems``. :func:`load_rubric` finds a rubric by id in either, or reads a file.
+
 Example:
     >>> rubric = load_rubric("scienceagentbench")
     >>> rubric.category_name("evaluation script defects")
@@ -11,13 +17,15 @@ Example:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from judgekit._resources import data_dir
+from judgekit.audit.rubric_sources import SuppliedRubric, plugin_sources, rubric_dir
 from judgekit.errors import InputError
+from judgekit.plugins import OWN_DISTRIBUTION
 
 #: ``deficiency_type`` value meaning "no defect".
 NONE_TYPE = "none"
@@ -134,26 +142,100 @@ def parse_rubric(text: str, path: str | Path = "<rubric>") -> Rubric:
         raise InputError(path, where, err["msg"]) from None
 
 
-def rubric_dir() -> Path:
-    return data_dir("rubrics")
+@dataclass(frozen=True)
+class RubricEntry:
+    """A rubric, and the distribution it comes from (``judgekit`` for judgekit's own)."""
+
+    rubric: Rubric
+    source: str
+
+    @property
+    def builtin(self) -> bool:
+        return self.source == OWN_DISTRIBUTION
+
+
+@dataclass
+class RubricCatalog:
+    """Every rubric audits can use, sorted by id, and the plug-ins left out (one line each)."""
+
+    entries: list[RubricEntry] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def find(self, rubric_id: str) -> RubricEntry | None:
+        return next((e for e in self.entries if e.rubric.id == rubric_id), None)
+
+
+def _shipped_files() -> list[Path]:
+    return sorted(p for p in rubric_dir().glob("*.md") if p.name.lower() != "readme.md")
+
+
+def _parsed(supplied: SuppliedRubric) -> Rubric:
+    """The rubric a plug-in supplied; an InputError when it is not one."""
+    if supplied.text is not None:
+        return parse_rubric(supplied.text, supplied.where)
+    if not isinstance(supplied.parsed, Rubric):
+        raise InputError(supplied.where, None, f"not a rubric file nor a rubric (got "
+                                               f"{type(supplied.parsed).__name__})")
+    return supplied.parsed
+
+
+def _plugin_entries(taken: dict[str, str]) -> tuple[list[RubricEntry], list[str]]:
+    """The plug-ins' rubrics whose ids are not in ``taken`` (id → where the rubric holding it
+    comes from) nor an earlier plug-in's, and one line for each plug-in left out."""
+    sources, problems = plugin_sources()
+    entries: list[RubricEntry] = []
+    for supplied in sources:
+        try:
+            rubric = _parsed(supplied)
+        except InputError as exc:
+            problems.append(supplied.problem(str(exc)))
+            continue
+        if rubric.id in taken:
+            problems.append(supplied.problem(f"rubric id {rubric.id!r} is taken by "
+                                             f"{taken[rubric.id]}'s rubric, which is kept"))
+            continue
+        source = supplied.plugin.distribution or "(unknown)"
+        taken[rubric.id] = source
+        entries.append(RubricEntry(rubric, source))
+    return entries, problems
+
+
+def rubric_catalog() -> RubricCatalog:
+    """judgekit's own rubrics and the plug-ins', sorted by id, with the plug-ins left out."""
+    files = _shipped_files()
+    own = [RubricEntry(load_rubric(p), OWN_DISTRIBUTION) for p in files]
+    taken = dict.fromkeys([p.stem for p in files] + [e.rubric.id for e in own],
+                          OWN_DISTRIBUTION)
+    others, problems = _plugin_entries(taken)
+    entries = sorted(own + others, key=lambda e: e.rubric.id)
+    return RubricCatalog(entries, problems)
 
 
 def list_rubrics() -> list[Rubric]:
-    """Every rubric shipped in the rubrics directory, sorted by id."""
-    files = sorted(p for p in rubric_dir().glob("*.md") if p.name.lower() != "readme.md")
-    return sorted((load_rubric(p) for p in files), key=lambda r: r.id)
+    """Every rubric audits can use (judgekit's own and the plug-ins'), sorted by id."""
+    return [e.rubric for e in rubric_catalog().entries]
+
+
+def _from_plugins(name: str) -> Rubric:
+    """The plug-in rubric of id ``name``, or the InputError saying which ones there are."""
+    shipped = {p.stem for p in _shipped_files()}
+    entries, problems = _plugin_entries(dict.fromkeys(shipped, OWN_DISTRIBUTION))
+    found = next((e.rubric for e in entries if e.rubric.id == name), None)
+    if found is not None:
+        return found
+    known = ", ".join(sorted(shipped | {e.rubric.id for e in entries}))
+    left_out = f"; {'; '.join(problems)}" if problems else ""
+    raise InputError(name, None, f"no such rubric (known: {known}){left_out}")
 
 
 def load_rubric(name_or_path: str | Path) -> Rubric:
-    """Load a rubric by name (from the rubrics directory) or by file path."""
+    """Load a rubric by id (judgekit's own, then the plug-ins') or by file path."""
     text = str(name_or_path)
     path = Path(text)
     if not (isinstance(name_or_path, Path) or "/" in text or text.endswith(".md")):
         path = rubric_dir() / f"{text}.md"
         if not path.is_file():
-            known = ", ".join(p.stem for p in sorted(rubric_dir().glob("*.md"))
-                              if p.name.lower() != "readme.md")
-            raise InputError(text, None, f"no such rubric (known: {known})")
+            return _from_plugins(text)
     if not path.is_file():
         raise InputError(path, None, "rubric file not found")
     return parse_rubric(path.read_text(encoding="utf-8"), path)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from judgekit.cli._common import print_json
+from judgekit.cli._common import print_json, say
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("rubrics", help="list the audit rubrics or show one",
-                       description="List the IFE rubrics audits can use, or show one.")
+                       description="List the IFE rubrics audits can use (judgekit's own and "
+                                   "those installed packages add), or show one.")
     rsub = p.add_subparsers(dest="rubrics_command", metavar="ACTION")
     ls = rsub.add_parser("list", help="list the rubrics")
     ls.add_argument("--json", action="store_true", help="print JSON")
@@ -22,17 +23,22 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from judgekit.audit.rubric import list_rubrics
+    from judgekit.audit.rubric import rubric_catalog
 
-    rubrics = list_rubrics()
+    catalog = rubric_catalog()
+    for line in catalog.problems:
+        say(f"warning: {line}")
     if args.json:
-        print_json([{"id": r.id, "title": r.title, "benchmark": r.benchmark,
-                     "version": r.version, "categories": [c.name for c in r.categories]}
-                    for r in rubrics])
+        print_json([{"id": e.rubric.id, "title": e.rubric.title, "benchmark": e.rubric.benchmark,
+                     "version": e.rubric.version,
+                     "categories": [c.name for c in e.rubric.categories], "source": e.source}
+                    for e in catalog.entries])
         return 0
-    width = max((len(r.id) for r in rubrics), default=0)
-    for r in rubrics:
-        print(f"{r.id:<{width}}  {len(r.categories):>2} categories  {r.title}")
+    width = max((len(e.rubric.id) for e in catalog.entries), default=0)
+    for e in catalog.entries:
+        r = e.rubric
+        source = "" if e.builtin else f"  (from {e.source})"
+        print(f"{r.id:<{width}}  {len(r.categories):>2} categories  {r.title}{source}")
     return 0
 
 

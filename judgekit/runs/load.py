@@ -28,7 +28,8 @@ from typing import Any, Generic, TypeVar
 
 from judgekit.errors import InputError
 from judgekit.io import MAX_FILE_BYTES, cannot_read, open_regular, read_regular
-from judgekit.runs.adapters import ADAPTERS, Adapter, Settling
+from judgekit.runs.adapters.protocol import Adapter, Settling
+from judgekit.runs.adapters.registry import default_adapters, load_problems
 from judgekit.runs.adapters.bobbin import is_bobbin_side_file, is_bobbin_result_name
 from judgekit.runs.adapters.native import NativeAdapter
 from judgekit.runs.fastjson import loads
@@ -72,6 +73,8 @@ class _Notes:
 
     def __init__(self) -> None:
         self.lines: list[str] = []
+        #: plug-in adapters that could not be used, one line each
+        self.plugins: list[str] = []
         self.unknown: list[str] = []
         self.empty: list[str] = []
         self.orphans: list[str] = []
@@ -98,7 +101,7 @@ class _Notes:
                 yield result, path_of[id(result)]
 
     def warnings(self) -> list[str]:
-        out = list(self.lines)
+        out = self.plugins + self.lines
         for items, what in (
             (self.unknown, "not a run file of any known format: skipped"),
             (self.empty, "empty file: skipped"),
@@ -276,7 +279,9 @@ def _from_document(path: Path, document: Any, adapters: Sequence[Adapter],
                                          f"{_json_type(document)}")
         if strict:
             tried = ", ".join(a.name for a in adapters)
-            raise InputError(path, None, f"not a run file of any known format (tried: {tried})")
+            left_out = "".join(f"; {line}" for line in notes.plugins) if notes else ""
+            raise InputError(path, None, f"not a run file of any known format (tried: {tried})"
+                                         f"{left_out}")
         if notes is not None:
             notes.unknown.append(str(path))
         return
@@ -410,8 +415,8 @@ def _iter_file(path: Path, adapters: Sequence[Adapter], notes: _Notes | None,
 def load_file(path: str | Path, *, strict: bool = True,
               adapters: Sequence[Adapter] | None = None) -> list[RunResult]:
     """Load one run file. With ``strict=False`` an unrecognised JSON document yields ``[]``."""
-    return list(_iter_file(Path(path), ADAPTERS if adapters is None else adapters, None, strict,
-                           _RESULTS))
+    return list(_iter_file(Path(path), default_adapters() if adapters is None else adapters,
+                           None, strict, _RESULTS))
 
 
 def read_jsonl(path: str | Path) -> list[RunResult]:
@@ -507,8 +512,10 @@ def iter_items(paths: str | Path | Sequence[str | Path], reading: Reading[T], *,
         paths = [paths]
     if not paths:
         raise InputError("(arguments)", None, "no path given")
-    tried = ADAPTERS if adapters is None else list(adapters)
+    tried = default_adapters() if adapters is None else adapters
     notes = _Notes()
+    notes.plugins = load_problems(tried)
+    tried = list(tried)
     seen_files: dict[tuple[int, int], Path] = {}
     seen_keys: set[tuple[str, str, str, int]] = set()
     for raw in paths:

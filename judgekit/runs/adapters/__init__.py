@@ -7,79 +7,48 @@ Inspect AI logs are read). An adapter whose results depend on one another (Inspe
 come from what tells the evals apart) also has ``settle`` (see :class:`Settling`): the
 loader holds its results back and hands it all of them once every file is read.
 
+judgekit's own adapters come first; other installed packages add theirs through the
+``judgekit.adapters`` entry points, tried after them (:mod:`judgekit.runs.adapters.registry`).
+:data:`ADAPTERS` is made the first time it is asked for, so importing this package reads no
+other package.
+
 Example:
-    >>> [a.name for a in ADAPTERS]
+    >>> [a.name for a in make_adapters()][:5]
     ['judgekit', 'bobbin', 'hal', 'swebench', 'inspect']
-    >>> known_formats()
+    >>> known_formats(make_adapters()[:5])
     'judgekit, bobbin, hal, swebench, inspect'
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 from judgekit.runs.adapters.bobbin import BobbinAdapter
 from judgekit.runs.adapters.hal import HalAdapter
 from judgekit.runs.adapters.inspect_log import InspectAdapter
 from judgekit.runs.adapters.inspect_options import InspectOptions
 from judgekit.runs.adapters.native import NativeAdapter
+from judgekit.runs.adapters.protocol import Adapter, Settling
+from judgekit.runs.adapters.registry import AdapterList, default_adapters, make_adapters
 from judgekit.runs.adapters.swebench import SweBenchAdapter
-from judgekit.runs.models import RunResult
+
+if TYPE_CHECKING:
+    #: the adapters tried when none are given: judgekit's own, then the plug-ins'
+    ADAPTERS: AdapterList
 
 
-@runtime_checkable
-class Adapter(Protocol):
-    """Reads one harness's result documents."""
-
-    name: str
-
-    def detect(self, path: Path, document: Any) -> bool:
-        """True when ``document`` (parsed JSON of ``path``) is this harness's."""
-        ...
-
-    def load(self, path: Path, document: Any) -> list[RunResult]:
-        """Convert the document; raise :class:`~judgekit.errors.InputError` when it is invalid."""
-        ...
-
-    def is_auxiliary(self, path: Path, document: Any) -> bool:
-        """True for side files (manifests) that hold no results themselves."""
-        ...
-
-
-@runtime_checkable
-class Settling(Protocol):
-    """An adapter that finishes its results only once it has seen all of them."""
-
-    def settle(self, results: list[RunResult]) -> tuple[list[RunResult], list[str]]:
-        """Finish ``results`` (every result this adapter loaded): the results to keep, and
-        warnings saying what was left out or decided."""
-        ...
-
-
-def make_adapters(*, swebench_logs: Path | str | None = None,
-                  inspect: InspectOptions | None = None) -> list[Adapter]:
-    """The adapters in the order they are tried.
-
-    ``swebench_logs`` is the SWE-bench harness's ``logs/run_evaluation`` directory (or a
-    directory holding it); without it, ``logs/run_evaluation`` beside each predictions file
-    is used when it exists. ``inspect`` says where Inspect AI logs keep the agent's patch
-    and the fix, and what names their arms.
-    """
-    return [NativeAdapter(), BobbinAdapter(), HalAdapter(),
-            SweBenchAdapter(logs=Path(swebench_logs) if swebench_logs else None),
-            InspectAdapter(inspect)]
-
-
-ADAPTERS: list[Adapter] = make_adapters()
+def __getattr__(name: str) -> Any:
+    if name == "ADAPTERS":
+        return default_adapters()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def known_formats(adapters: Sequence[Adapter] | None = None) -> str:
     """The names of the formats tried, for the message about an unrecognised document."""
-    return ", ".join(a.name for a in (ADAPTERS if adapters is None else adapters))
+    return ", ".join(a.name for a in (default_adapters() if adapters is None else adapters))
 
 
-__all__ = ["ADAPTERS", "Adapter", "BobbinAdapter", "HalAdapter", "InspectAdapter",
-           "InspectOptions", "NativeAdapter", "Settling", "SweBenchAdapter", "known_formats",
-           "make_adapters"]
+__all__ = ["ADAPTERS", "Adapter", "AdapterList", "BobbinAdapter", "HalAdapter",
+           "InspectAdapter", "InspectOptions", "NativeAdapter", "Settling", "SweBenchAdapter",
+           "known_formats", "make_adapters"]
