@@ -1,6 +1,6 @@
-"""Write an evaluation's files and reports.
+"""The reports of an evaluation: ``report.html``, ``report.md`` and the terminal summary.
 
-``write_reports(result, DIR)`` writes the whole set:
+``write_reports(result, DIR)`` writes an evaluation's whole set of files:
 
 - ``summary.json``: the typed summary (:class:`~judgekit.summary.EvalSummary`: scores, arms,
   comparisons, warnings, and ``pairwise`` / ``audit`` when those steps ran);
@@ -15,6 +15,23 @@ The set is written into a new directory beside ``DIR`` and then renamed into pla
 (:mod:`judgekit.report.outdir`).
 
 ``render_reports(DIR)`` rebuilds the two reports from those files, without any model call.
+
+The package is layered; a module imports only modules of the layers below its own:
+
+1. building blocks, which know nothing of an evaluation: numbers (:mod:`~.format`), HTML
+   (:mod:`~.markup`), Markdown (:mod:`~.markdown_blocks`), plots (:mod:`~.svg`), the
+   output directory (:mod:`~.outdir`), ``calibration.json`` (:mod:`~.calibration`) and the
+   parts rendered ahead (:mod:`~.parts_cache`);
+2. what a report is rendered from, :class:`~.load.ReportInputs`, and its loaders
+   (:mod:`~.load`);
+3. what the reports say, the same words and rows for every rendering: scores and
+   comparisons (:mod:`~.content`, :mod:`~.clustering`), the judged parts
+   (:mod:`~.judged`, then :mod:`~.size_and_jury`), calibration (:mod:`~.calibration_view`);
+4. the renderings: HTML (:mod:`~.html_judged` with :mod:`~.html_jury`, :mod:`~.html_tasks`,
+   then the page, :mod:`~.html`), Markdown (:mod:`~.markdown_judged`,
+   :mod:`~.markdown_tasks`, then the page, :mod:`~.markdown`) and the terminal
+   (:mod:`~.terminal`, :mod:`~.pairwise_terminal`, :mod:`~.audit_text`);
+5. what runs them: rendering ahead (:mod:`~.prepare`) and writing the files (this module).
 
 Example:
     >>> from judgekit import evaluate                       # doctest: +SKIP
@@ -89,8 +106,8 @@ def write_reports(result: EvalResult, out_dir: str | Path, *,
 
     Whatever ``out_dir`` held before is replaced as a whole (see
     :func:`judgekit.report.outdir.replace_dir`); the command line refuses to replace another
-    evaluation's output unless asked to (``--force``). ``prepared`` holds parts of the
-    reports rendered ahead (:class:`~judgekit.report.prepare.PreparedParts`); ``summary`` is
+    evaluation's output unless told to. ``prepared`` holds parts of the reports rendered
+    ahead (:class:`~judgekit.report.prepare.PreparedParts`); ``summary`` is
     ``summary_of(result)`` when the caller has it already.
     """
     out = Path(out_dir)

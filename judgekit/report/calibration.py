@@ -1,8 +1,8 @@
 """``calibration.json``: what ``judgekit calibrate`` found, kept beside an evaluation's files.
 
-``judgekit calibrate DIR --labels FILE`` compares the verdicts in ``DIR`` with labels and,
-when ``DIR`` is an output directory (it holds ``summary.json``), writes its result here and
-rebuilds the reports, which then show it. Audit and pairwise calibrations are kept side by
+``judgekit calibrate`` compares the verdicts in a directory with a file of labels and,
+when that directory is an output directory (it holds ``summary.json``), writes its result
+here and rebuilds the reports, which then show it. Audit and pairwise calibrations are kept side by
 side: a new one of either kind replaces the old one of that kind only. A new evaluation
 written into ``DIR`` removes the file (its verdicts are gone).
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from judgekit.audit.calibrate import Calibration
+from judgekit.audit import Calibration
 from judgekit.errors import InputError
 from judgekit.io import atomic_write_text
 from judgekit.pairwise.calibrate import PairwiseCalibration

@@ -10,7 +10,7 @@ Example:
 
 from __future__ import annotations
 
-from judgekit.audit.calibrate import Calibration
+from judgekit.audit import Calibration
 from judgekit.pairwise.calibrate import LABELS, JudgeAgreement, PairwiseCalibration
 from judgekit.report.format import interval, num, pct
 

@@ -4,7 +4,7 @@ Every function here reads the typed summary (:class:`~judgekit.summary.EvalSumma
 typed records; absent parts (no ``pairwise``, no ``audit``) simply yield nothing.
 
 Example:
-    >>> from judgekit.scoring.models import Comparison
+    >>> from judgekit.scoring import Comparison
     >>> c = Comparison(arm_a="a", arm_b="b", n_paired=20, only_a_passed=1, only_b_passed=4,
     ...                mcnemar_p=0.375)
     >>> pass_sentence(c).split(";")[0]
@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from judgekit.audit.aggregate import AuditRecord
-from judgekit.pairwise.report import PairRecord
+from judgekit.audit import AuditRecord
+from judgekit.pairwise import PairRecord
 from judgekit.report.format import num, pct
 from judgekit.report.load import ReportInputs
-from judgekit.runs.models import RunResult
-from judgekit.scoring.models import ArmStats, Comparison, ScoredResult
+from judgekit.runs import RunResult
+from judgekit.scoring import ArmStats, Comparison, ScoredResult
 
 
 @dataclass

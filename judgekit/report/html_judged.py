@@ -6,9 +6,10 @@ was not run; without ``pairwise.judge_reliability`` there is no reliability box.
 
 from __future__ import annotations
 
-from judgekit.audit.aggregate import AuditRecord
+from judgekit.audit import AuditRecord
 from judgekit.report import svg
 from judgekit.report.format import pct
+from judgekit.report.html_jury import jury_html, size_html, size_plot
 from judgekit.report.judged import (
     answers_of,
     audit_jury_lines,
@@ -31,7 +32,6 @@ from judgekit.report.judged import (
     verdict_of,
     win_rate,
 )
-from judgekit.report.judges import jury_html, size_html, size_plot
 from judgekit.report.load import ReportInputs
 from judgekit.report.markup import Raw, badge, e, not_run, section, table
 from judgekit.stats import wilson_interval
@@ -105,7 +105,7 @@ def pairwise_section(inputs: ReportInputs) -> str:
     views = pairwise_views(inputs.summary)
     if not views:
         return section("pairwise", "Pairwise judging", not_run(
-            "Pairwise judging was not run (use judgekit judge with --judge MODEL)."))
+            "Pairwise judging was not run (use judgekit judge with a judge model)."))
     run_line = pairwise_run_line(inputs.summary)
     parts = [f'<p class="muted">{e(PAIRWISE_HELP)}</p>']
     if run_line:
@@ -207,8 +207,8 @@ def audit_section(inputs: ReportInputs) -> str:
     audit = inputs.summary.audit
     if audit is None:
         return section("audit", "Audit of failed results", not_run(
-            "The audit of failed results was not run (use judgekit audit or judgekit judge "
-            "with --judge MODEL)."))
+            "The audit of failed results was not run (use judgekit audit, or judgekit judge "
+            "with a judge model)."))
     suspected, kinds = audit.suspected_tasks, suspected_types(audit)
     counts: list[tuple[str, int | None]] = [
         ("failed results audited", audit.n_failed), ("valid verdicts", audit.n_valid),

@@ -7,20 +7,16 @@ pairwise verdicts of pairs it took part in).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from judgekit.pairwise.report import DimensionRecord, PairRecord
+from judgekit.pairwise import DimensionRecord, PairRecord
 from judgekit.report.content import ResultEntry, TaskView, task_views
 from judgekit.report.format import money, num, seconds
 from judgekit.report.html_judged import verdict_card
 from judgekit.report.judged import record_key, repeated_keys, verdict_of
 from judgekit.report.load import ReportInputs
 from judgekit.report.markup import Raw, badge, e, not_run, pre, section, section_ends
-from judgekit.runs.models import RunResult
-from judgekit.scoring.models import ScoredResult
-
-if TYPE_CHECKING:
-    from judgekit.report.prepare import PreparedParts
+from judgekit.report.parts_cache import PartsCache
+from judgekit.runs import RunResult
+from judgekit.scoring import ScoredResult
 
 #: Characters of each material shown (its end: logs say last what went wrong).
 MATERIAL_CHARS = 20_000
@@ -153,7 +149,7 @@ def static_details(scored: ScoredResult, run: RunResult | None) -> str:
     return "".join(parts)
 
 
-def _details(entry: ResultEntry, view: TaskView, prepared: PreparedParts | None,
+def _details(entry: ResultEntry, view: TaskView, prepared: PartsCache | None,
              pairwise: dict[int, str]) -> list[str]:
     static = prepared.html(entry.scored, entry.run) if prepared is not None else None
     parts = [static if static is not None else static_details(entry.scored, entry.run)]
@@ -178,7 +174,7 @@ def _verdict_summary(entry: ResultEntry) -> str:
     return "".join(out) or "–"
 
 
-def _row(entry: ResultEntry, view: TaskView, first: bool, prepared: PreparedParts | None,
+def _row(entry: ResultEntry, view: TaskView, first: bool, prepared: PartsCache | None,
          pairwise: dict[int, str]) -> list[str]:
     s = entry.scored
     anchor = f' id="task-{e(view.task_id)}"' if first else ""

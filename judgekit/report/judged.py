@@ -2,8 +2,8 @@
 
 Read from the typed summary (``pairwise``, ``pairwise_ranking``, ``pairwise_run``, ``audit``
 of :class:`~judgekit.summary.EvalSummary`) and the typed records of ``pairwise.jsonl``
-(:class:`~judgekit.pairwise.report.PairRecord`) and ``audit.jsonl``
-(:class:`~judgekit.audit.aggregate.AuditRecord`).
+(:class:`~judgekit.pairwise.PairRecord`) and ``audit.jsonl``
+(:class:`~judgekit.audit.AuditRecord`).
 
 Example:
     >>> win_rate(PairDimensionStats(win_rate_a=0.5, win_rate_a_ci=(0.3, 0.7)))
@@ -12,13 +12,12 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from judgekit.audit.aggregate import AuditRecord
-from judgekit.audit.checks import extract_quotes
+from judgekit.audit import AuditRecord, extract_quotes
 from judgekit.report.format import interval, pct, spend
 from judgekit.report.load import ReportInputs
 from judgekit.summary import (
@@ -27,6 +26,7 @@ from judgekit.summary import (
     EvalSummary,
     JudgeReliability,
     PairDimensionStats,
+    SizeBias,
 )
 
 DIMENSION_ORDER = ("consistency", "completeness", "minimality")
@@ -44,6 +44,16 @@ class PairView:
 
 def _dim_key(dim: str) -> tuple[int, str]:
     return (DIMENSION_ORDER.index(dim) if dim in DIMENSION_ORDER else 99, dim)
+
+
+def in_dimension_order(dims: Iterable[str]) -> list[str]:
+    """Dimensions in their usual order, others after them by name.
+
+    Example:
+        >>> in_dimension_order(["style", "minimality", "consistency"])
+        ['consistency', 'minimality', 'style']
+    """
+    return sorted(dims, key=_dim_key)
 
 
 def pairwise_views(summary: EvalSummary) -> list[PairView]:
@@ -147,12 +157,27 @@ def reliability_facts(rel: JudgeReliability) -> list[str]:
         out.append(f"Repetition stability {pct(rel.repetition_stability)}: {rel.n_repeat_calls} "
                    f"repeated calls ({rel.n_repeats} per request) gave the first answer again "
                    "this often.")
-    from judgekit.report.judges import size_fact
-
     size = size_fact(rel.size_bias)
     if size:
         out.append(size)
     return out
+
+
+def size_fact(bias: SizeBias | None) -> str | None:
+    """One sentence on a judge's lean to the larger patch (None when not measured)."""
+    if bias is None:
+        return None
+    if bias.share_larger is None or not bias.n:
+        return ("Size bias: no decisive verdict between patches of unequal size, so the "
+                "lean to the larger patch could not be measured.")
+    ci = bias.share_larger_ci
+    span = f" (95% interval {pct(ci[0])}–{pct(ci[1])})" if ci else ""
+    verdict = (f"flagged on {', '.join(bias.flagged_dimensions)}: the verdicts follow size"
+               if bias.flagged else "not flagged")
+    return (f"Size bias: the larger patch won {pct(bias.share_larger)} of {bias.n} decisive "
+            f"verdicts between patches of unequal size{span}; 50% is blind to size. A "
+            f"dimension is flagged at {pct(bias.threshold)} or more over at least "
+            f"{bias.min_n} verdicts with the interval above 50%: {verdict}.")
 
 
 # --- the audit ----------------------------------------------------------------------------

@@ -1,14 +1,14 @@
 """What a report is rendered from, taken from an :class:`EvalResult` or from an output directory.
 
 Everything is typed: the summary is an :class:`~judgekit.summary.EvalSummary`, the records
-are :class:`~judgekit.pairwise.report.PairRecord` and
-:class:`~judgekit.audit.aggregate.AuditRecord`, each built with ``model_validate``, from the
-objects in memory or from the lines on disk.
+are :class:`~judgekit.pairwise.PairRecord` and :class:`~judgekit.audit.AuditRecord`, each
+built with ``model_validate``, from the objects in memory or from the lines on disk.
 
-An output directory (``--out DIR``) holds ``summary.json`` (required), ``runs.jsonl`` (the
-loaded results, with diffs and test output), ``pairwise.jsonl``, ``audit.jsonl`` and
-``calibration.json`` (what ``judgekit calibrate`` found); the last four are optional.
-``judgekit report DIR`` rebuilds the reports from these files alone.
+An output directory (where ``judgekit score``, ``judge`` and ``audit`` write) holds
+``summary.json`` (required), ``runs.jsonl`` (the loaded results, with diffs and test
+output), ``pairwise.jsonl``, ``audit.jsonl`` and ``calibration.json`` (what ``judgekit
+calibrate`` found); the last four are optional. ``judgekit report DIR`` rebuilds the
+reports from these files alone.
 
 Example:
     >>> inputs = ReportInputs.of({"results": [], "arms": {}, "comparisons": [], "seed": 0})
@@ -26,19 +26,19 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
-from judgekit.audit.aggregate import AuditRecord
+from judgekit.audit import AuditRecord
 from judgekit.errors import InputError
 from judgekit.io import json_lines
-from judgekit.pairwise.report import PairRecord
+from judgekit.pairwise import PairRecord
 from judgekit.report.calibration import CalibrationFile, read_calibration
+from judgekit.report.parts_cache import PartsCache
+from judgekit.runs import RunResult
 from judgekit.runs.load import read_jsonl
-from judgekit.runs.models import RunResult
 from judgekit.runs.validation import validate
 from judgekit.summary import EvalSummary, summary_of
 
 if TYPE_CHECKING:
     from judgekit.evaluate import EvalResult
-    from judgekit.report.prepare import PreparedParts
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -62,7 +62,7 @@ class ReportInputs:
     calibration: CalibrationFile | None = None
     #: parts rendered ahead (diffs, test output); a cache, not data: the report is the same
     #: without it.
-    prepared: PreparedParts | None = field(default=None, repr=False, compare=False)
+    prepared: PartsCache | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def of(cls, summary: EvalSummary | dict[str, Any], *, runs: Sequence[RunResult] = (),
@@ -74,7 +74,7 @@ class ReportInputs:
                    audit=[AuditRecord.model_validate(r) for r in audit])
 
     @classmethod
-    def from_result(cls, result: EvalResult, prepared: PreparedParts | None = None,
+    def from_result(cls, result: EvalResult, prepared: PartsCache | None = None,
                     summary: EvalSummary | None = None) -> ReportInputs:
         """Collect the inputs of an in-memory evaluation (no file is read or written);
         ``prepared`` holds parts of its report rendered ahead, ``summary`` its typed summary
@@ -109,7 +109,8 @@ def load_summary(path: str | Path) -> EvalSummary:
     """Read and validate ``summary.json``; any problem is an :class:`InputError`."""
     path = Path(path)
     if not path.is_file():
-        raise InputError(path, None, "no such file (is this an --out directory of judgekit?)")
+        raise InputError(path, None,
+                         "no such file (is this an {option:out} directory of judgekit?)")
     try:
         data = json.loads(_read(path))
     except json.JSONDecodeError as exc:

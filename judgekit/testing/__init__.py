@@ -7,7 +7,8 @@ Example:
     True
 """
 
-from judgekit.testing.fakeapi import FakeAPIServer, Recorded
+from judgekit.testing.fakeapi import FakeAPIServer
+from judgekit.testing.recorded import Recorded
 from judgekit.testing.replies import (
     Reply,
     Responder,

@@ -2,6 +2,6 @@
 
 import sys
 
-from judgekit.testing.fakeapi import main
+from judgekit.cli.testing_server import main
 
 sys.exit(main())

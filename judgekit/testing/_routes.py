@@ -1,4 +1,8 @@
-"""Endpoints of the fake API (see :mod:`judgekit.testing.fakeapi`)."""
+"""Endpoints of the fake API: each request in, one :class:`Answer` out.
+
+The server (:class:`judgekit.testing.fakeapi.FakeAPIServer`) hands every parsed request to
+:func:`route`; what the endpoints read and write of it is :class:`Served`.
+"""
 
 from __future__ import annotations
 
@@ -8,19 +12,19 @@ import itertools
 import json
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from judgekit.testing.dialects import Dialect
 from judgekit.testing.prompt_cache import AutoPrefixCache, PromptCache, openai_tokens
+from judgekit.testing.recorded import Recorded
 from judgekit.testing.replies import (
     Reply,
+    Responder,
     anthropic_body,
     as_reply,
     error_body,
     openai_body,
 )
-
-if TYPE_CHECKING:
-    from judgekit.testing.fakeapi import FakeAPIServer
 
 _ids = itertools.count(1)
 _STAMP = "2025-01-01T00:00:00Z"
@@ -54,14 +58,34 @@ class State:
     files: dict[str, bytes] = field(default_factory=dict)
 
 
+class Served(Protocol):
+    """What the endpoints read and write of the server they answer for."""
+
+    responder: Responder | None
+    dialect: Dialect | None
+    model_name: str
+    latency: float
+    batch_polls: int
+    openai_prefix_cache: bool
+    state: State
+    requests: list[Recorded]
+    probes: list[Recorded]
+    refused: list[tuple[int, str]]
+    prompt_tokens: list[int]
+    batch_items: list[tuple[str, dict[str, Any]]]
+    usages: list[tuple[str, dict[str, int]]]
+
+    @property
+    def url(self) -> str: ...
+
+
 def _json(value: Any, status: int = 200, **kw: Any) -> Answer:
     return Answer(status=status, body=json.dumps(value).encode(), **kw)
 
 
-def route(server: FakeAPIServer, method: str, path: str, headers: dict[str, str],
+def route(server: Served, method: str, path: str, headers: dict[str, str],
           raw: bytes) -> Answer:
-    from judgekit.testing.fakeapi import Recorded
-
+    """The answer to one request; model calls and batch requests are logged on ``server``."""
     is_json = raw and "json" in headers.get("content-type", "")
     body = json.loads(raw) if is_json else None
     api = _api_of(path)
@@ -102,7 +126,7 @@ def _api_of(path: str) -> str:
     return "openai.files" if path.startswith("/v1/files") else "openai.batches"
 
 
-def answer_body(server: FakeAPIServer, api: str, body: dict[str, Any],
+def answer_body(server: Served, api: str, body: dict[str, Any],
                 reply: Reply | None = None, answered_in: float = 0.0
                 ) -> tuple[Reply, dict[str, Any]]:
     if reply is None:
@@ -122,7 +146,7 @@ def answer_body(server: FakeAPIServer, api: str, body: dict[str, Any],
     return reply, payload
 
 
-def model_call(server: FakeAPIServer, api: str, body: dict[str, Any]) -> Answer:
+def model_call(server: Served, api: str, body: dict[str, Any]) -> Answer:
     server.state.model_calls += 1
     refused = server.dialect.refusal(body) if server.dialect is not None and api == "openai" else None
     if refused is not None:
@@ -146,7 +170,7 @@ def model_call(server: FakeAPIServer, api: str, body: dict[str, Any]) -> Answer:
 
 
 # -- Anthropic Message Batches ----------------------------------------------------------
-def _anthropic_batch_json(server: FakeAPIServer, batch_id: str, batch: Batch) -> dict[str, Any]:
+def _anthropic_batch_json(server: Served, batch_id: str, batch: Batch) -> dict[str, Any]:
     ended = batch.polls_left <= 0
     ok = sum(1 for r in batch.results if r["result"]["type"] == "succeeded")
     return {
@@ -162,7 +186,7 @@ def _anthropic_batch_json(server: FakeAPIServer, batch_id: str, batch: Batch) ->
     }
 
 
-def anthropic_batches(server: FakeAPIServer, method: str, path: str,
+def anthropic_batches(server: Served, method: str, path: str,
                       body: dict[str, Any] | None) -> Answer:
     state = server.state
     if method == "POST" and path == "/v1/messages/batches":
@@ -211,7 +235,7 @@ def _openai_batch_json(batch_id: str, batch: Batch, input_file: str) -> dict[str
             "request_counts": {"total": n, "completed": n if ended else 0, "failed": 0}}
 
 
-def openai_batches(server: FakeAPIServer, method: str, path: str, headers: dict[str, str],
+def openai_batches(server: Served, method: str, path: str, headers: dict[str, str],
                    body: dict[str, Any] | None, raw: bytes) -> Answer:
     state = server.state
     if method == "POST" and path == "/v1/files":

@@ -19,47 +19,29 @@ Example (a test with the engine):
     ...     (out.state, out.verdict, len(server.requests))
     ('valid', {'winner': 'B'}, 2)
 
-From a shell (e.g. for a benchmark in another process)::
-
-    python -m judgekit.testing --latency 0.05    # prints the port, serves until killed
-
-(Every model call gets the most modest schema-valid verdict unless a test scripts others.)
+Every model call gets the most modest schema-valid verdict unless a test scripts others.
+``python -m judgekit.testing`` runs it as a process of its own, e.g. for a benchmark
+(:mod:`judgekit.testing.standalone`).
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
-import signal
 import socket
-import sys
 import threading
-from dataclasses import dataclass, field
 from typing import Any
 
 from typing_extensions import Self
 
 from judgekit.testing import _routes
 from judgekit.testing.dialects import Dialect
-from judgekit.testing.replies import Reply, Responder
+from judgekit.testing.recorded import Recorded
+from judgekit.testing.replies import Responder
 
 _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
             404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error",
             503: "Service Unavailable", 504: "Gateway Timeout", 529: "Overloaded"}
-
-
-@dataclass
-class Recorded:
-    """One HTTP request the server received. ``api`` is ``"anthropic"`` or ``"openai"``
-    for model calls, ``"anthropic.batches"``, ``"openai.batches"`` or ``"openai.files"``
-    for the batch endpoints."""
-
-    api: str
-    method: str
-    path: str
-    body: dict[str, Any] | None
-    headers: dict[str, str] = field(default_factory=dict)
 
 
 class FakeAPIServer:
@@ -270,58 +252,3 @@ def _parse(buf: bytearray) -> tuple[str, str, dict[str, str], bytes] | None:
     body = bytes(buf[start:start + length])
     del buf[:start + length]
     return method, target, headers, body
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m judgekit.testing")
-    parser.add_argument("--latency", type=float, default=0.0, help="seconds per model call")
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--until-stdin-closes", action="store_true",
-                        help="stop when standard input closes (for a parent process)")
-    parser.add_argument("--faults", choices=("none", "mix"), default="none",
-                        help="mix: 15%% 429 with retry-after, 10%% 500, 3%% slow 504, 10%% "
-                             "malformed JSON (seeded)")
-    parser.add_argument("--status", type=int, default=None,
-                        help="answer every model call with this HTTP status (e.g. 401)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--cache-min-tokens", type=int, default=0,
-                        help="the shortest prefix the simulated Anthropic prompt cache keeps "
-                             "(the real API: 1024 or more)")
-    args = parser.parse_args(argv)
-    responder = None
-    if args.faults == "mix":
-        from judgekit.testing.replies import fault_mix
-
-        responder = fault_mix(args.seed)
-    if args.status is not None:
-        status = args.status
-        responder = lambda api, body: Reply.fault(status)  # noqa: E731
-    server = FakeAPIServer(responder, latency=args.latency, port=args.port,
-                           cache_min_tokens=args.cache_min_tokens)
-    server.requests = _Discard()  # type: ignore[assignment]
-    server.usages = _Discard()  # type: ignore[assignment]
-    server.start()
-    print(json.dumps({"port": server.port}), flush=True)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        if args.until_stdin_closes:
-            sys.stdin.read()
-        else:
-            while not stop.wait(3600):
-                pass
-    except KeyboardInterrupt:
-        pass
-    server.stop()
-    return 0
-
-
-class _Discard(list):  # type: ignore[type-arg]
-    """A request log that keeps nothing (long benchmark runs)."""
-
-    def append(self, item: Any) -> None:
-        pass
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from judgekit.audit.aggregate import AuditRecord
+from judgekit.audit import AuditRecord
 from judgekit.report import load_report_dir
 from judgekit.report.html import render_html
 from judgekit.report.html_judged import audit_section

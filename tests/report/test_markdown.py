@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from judgekit.report.markdown import cell, fence, render_markdown
+from judgekit.report.markdown import render_markdown
+from judgekit.report.markdown_blocks import cell, fence
 
 
 def test_markdown_has_every_section_with_judged_parts(judged_dir):

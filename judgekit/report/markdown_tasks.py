@@ -1,0 +1,76 @@
+"""The results of the Markdown report: one table row per result, then each result's diff,
+test output and materials, folded.
+
+Example:
+    >>> from judgekit.report.load import ReportInputs
+    >>> results_lines(ReportInputs.of({"results": [], "arms": {}, "comparisons": [],
+    ...                                "seed": 0}))[0]
+    '## Results by task'
+"""
+
+from __future__ import annotations
+
+from judgekit.report.content import ResultEntry, task_views
+from judgekit.report.format import num, seconds
+from judgekit.report.judged import verdict_of
+from judgekit.report.load import ReportInputs
+from judgekit.report.markdown_blocks import fence, table
+from judgekit.runs import RunResult
+from judgekit.scoring import ScoredResult
+
+#: Lines of a diff (and of test output, from its end) kept in each result's details.
+DIFF_LINES = 150
+OUTPUT_LINES = 60
+
+
+def _tail(name: str, body: list[str]) -> list[str]:
+    """The last lines of ``body`` under a heading that says how many were kept."""
+    more = f" (last {OUTPUT_LINES} of {len(body)} lines)" if len(body) > OUTPUT_LINES else ""
+    return [f"{name}{more}:", ""] + fence("\n".join(body[-OUTPUT_LINES:])) + [""]
+
+
+def result_details(s: ScoredResult, run: RunResult | None) -> list[str]:
+    """One result's diff, test output and materials, folded (no verdict changes them)."""
+    if run is None:
+        return []
+    title = f"{s.task_id} / {s.arm} / attempt {s.attempt}: diff and test output"
+    lines = ["<details>", f"<summary>{title.replace('<', '&lt;')}</summary>", ""]
+    diff = (run.agent_diff or "").splitlines()
+    if diff:
+        more = f" (first {DIFF_LINES} of {len(diff)} lines)" if len(diff) > DIFF_LINES else ""
+        lines += [f"Agent diff{more}:", ""] + fence("\n".join(diff[:DIFF_LINES]), "diff") + [""]
+    out = ((run.test.output if run.test else None) or "").splitlines()
+    if out:
+        lines += _tail("Test output", out)
+    for name, text in sorted(run.materials.items()):
+        lines += _tail(f"{name[:1].upper()}{name[1:]}", text.splitlines())
+    if not diff and not out and not run.materials:
+        lines += ["No diff or test output was kept.", ""]
+    return lines + ["</details>", ""]
+
+
+def _verdicts(entry: ResultEntry) -> str:
+    """The audit verdicts about one result, in a few words each."""
+    return ", ".join(
+        x.state if x.state != "valid" else
+        f"defect: {verdict_of(x).deficiency_type}" if verdict_of(x).score == 1
+        else "agent failure"
+        for x in entry.verdicts) or "–"
+
+
+def results_lines(inputs: ReportInputs) -> list[str]:
+    """The results section: the table, then the details of every result with a run."""
+    prepared = inputs.prepared
+    rows, details = [], []
+    for v in task_views(inputs):
+        for en in v.entries:
+            r = en.scored
+            rows.append([r.task_id, r.arm, r.attempt, r.test_status, num(r.precision),
+                         num(r.recall), num(r.f1), seconds(r.duration_s), r.run_id or "–",
+                         _verdicts(en)])
+            ready = prepared.markdown(r, en.run) if prepared is not None else None
+            details += ready if ready is not None else result_details(r, en.run)
+    lines = ["## Results by task", ""] + table(
+        ["task", "arm", "attempt", "test", "precision", "recall", "F1", "duration", "run",
+         "verdicts"], rows)
+    return lines + (["### Diffs and test output", ""] + details if details else [])

@@ -1,0 +1,7 @@
+"""``python -m judgekit.testing.demo_run``: judge N numbered items (see the package)."""
+
+import sys
+
+from judgekit.cli.testing_server import demo_main
+
+sys.exit(demo_main())
