@@ -63,8 +63,8 @@ def _add_workspace_arguments(p: argparse.ArgumentParser) -> None:
                         "~/.cache/judgekit/mirrors)")
     p.add_argument("--context-arms", type=_csv, default=["context"], metavar="A,B",
                    help="arms that get retrieved code context (default: context)")
-    p.add_argument("--context-provider", choices=("index", "grep"), default="index",
-                   help="retrieval for context arms (default: the semantic index)")
+    p.add_argument("--context-provider", dest="context_source", choices=("index", "grep"),
+                   default="index", help="retrieval for context arms (default: the semantic index)")
     p.add_argument("--context-tokens", type=int, default=4000, metavar="N",
                    help="budget of the context block")
     p.add_argument("--depth", type=int, default=None, metavar="N",
@@ -296,7 +296,7 @@ def run(args: argparse.Namespace) -> int:
         arms=args.arms, attempts=args.attempts, jobs=args.jobs, resume=args.resume,
         agent_timeout_s=args.timeout or None, model=args.model, task_ids=args.tasks,
         mirror_dir=args.mirror_dir, context_arms=tuple(args.context_arms),
-        context_provider=args.context_provider, context_max_tokens=args.context_tokens,
+        context_source=args.context_source, context_max_tokens=args.context_tokens,
         tmp_dir=args.tmp_dir, depth=args.depth, keep_workspaces=args.keep_workspaces,
         run_id=args.run_id, metadata={"suite": suite.name},
         sandbox=sandbox, limits=limits_from(args),  # type: ignore[arg-type]
