@@ -93,11 +93,6 @@ def unquote_path(path: str) -> str:
     return out.decode("utf-8", errors="replace")
 
 
-def _header_path(raw: str) -> str | None:
-    """The path of a ``---``/``+++`` line body: quoted or not, without the tab-separated date."""
-    return _header(raw)[0]
-
-
 def _header(raw: str) -> tuple[str | None, bool]:
     """``(path, absent)`` of a ``---``/``+++`` line body.
 
@@ -498,7 +493,3 @@ def _plain_blocks(lines: list[str]) -> list[tuple[list[str], FilePatch | None]]:
     cuts[0] = 0
     ends = cuts[1:] + [len(lines)]
     return [(lines[c:e], patch) for c, e, (_, patch) in zip(cuts, ends, found)]
-
-
-# Older names, kept for callers that still use them.
-_unquote = unquote_path

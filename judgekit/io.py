@@ -42,19 +42,6 @@ def atomic_write_text(path: str | Path, text: str) -> None:
         raise
 
 
-def append_line(path: str | Path, line: str) -> None:
-    """Append one line with a single ``write`` on an ``O_APPEND`` descriptor, then fsync."""
-    data = (line.rstrip("\n") + "\n").encode("utf-8")
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def json_lines(text: str, where: str | Path) -> Iterator[tuple[int, Any]]:
     """``(line number, value)`` for each non-blank line of JSON-lines ``text``.
 

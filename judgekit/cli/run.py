@@ -29,6 +29,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "replaced (shell-quoted); the agent runs in the workspace, inside the "
                     "sandbox. SIGINT/SIGTERM stop the run, keeping finished results.")
     p.add_argument("suite", type=Path, metavar="SUITE_FILE")
+    _add_attempt_arguments(p)
+    _add_workspace_arguments(p)
+    _add_isolation_arguments(p)
+    _add_executor_arguments(p)
+    p.set_defaults(func=run)
+
+
+def _add_attempt_arguments(p: argparse.ArgumentParser) -> None:
+    """The agents, arms and attempts, the run file, and how many run at once."""
     p.add_argument("--agent", metavar="COMMAND", help="agent command template for every arm")
     p.add_argument("--agent-for", action="append", default=[], metavar="ARM=COMMAND",
                    help="agent command for one arm (repeatable; overrides --agent)")
@@ -45,13 +54,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="agent time limit in seconds (default 1800); 0 for none")
     p.add_argument("--model", metavar="LABEL", help="model label recorded with each result")
     p.add_argument("--tasks", type=_csv, default=None, metavar="ID,...", help="only these tasks")
+
+
+def _add_workspace_arguments(p: argparse.ArgumentParser) -> None:
+    """Where workspaces come from and go, and the code context of context arms."""
     p.add_argument("--mirror-dir", metavar="DIR",
                    help="cache of repository mirrors (default $JUDGEKIT_MIRROR_DIR or "
                         "~/.cache/judgekit/mirrors)")
     p.add_argument("--context-arms", type=_csv, default=["context"], metavar="A,B",
                    help="arms that get retrieved code context (default: context)")
-    p.add_argument("--context-provider", choices=("index", "grep"), default="index",
-                   help="retrieval for context arms (default: the semantic index)")
+    p.add_argument("--context-provider", dest="context_source", choices=("index", "grep"),
+                   default="index", help="retrieval for context arms (default: the semantic index)")
     p.add_argument("--context-tokens", type=int, default=4000, metavar="N",
                    help="budget of the context block")
     p.add_argument("--depth", type=int, default=None, metavar="N",
@@ -60,6 +73,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--keep-workspaces", action="store_true",
                    help="leave workspaces on disk (their path is in each result's metadata)")
     p.add_argument("--run-id", metavar="ID", help="run id recorded with each result")
+
+
+def _add_isolation_arguments(p: argparse.ArgumentParser) -> None:
+    """The sandbox, what the agent sees of the host, and the limits of every command."""
     add_sandbox_argument(p, "setup, agent and test commands")
     p.add_argument("--agent-network", action="store_true",
                    help="let the agent reach the network (its model API); tests never can")
@@ -82,6 +99,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-procs", type=_nonneg_int, default=None, metavar="N",
                    help="process limit of every command (default 4096; 0: none; not "
                         "enforced for root)")
+
+
+def _add_executor_arguments(p: argparse.ArgumentParser) -> None:
+    """Where attempts run, and the cache of semantic indexes."""
     p.add_argument("--executor", choices=("local", "ray"), default="local",
                    help="where attempts run: local threads (default) or Ray tasks")
     p.add_argument("--ray-address", metavar="ADDR",
@@ -91,7 +112,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--index-dir", metavar="DIR",
                    help="cache of semantic indexes, one per commit (default "
                         "$JUDGEKIT_INDEX_DIR or ~/.cache/judgekit/indexes)")
-    p.set_defaults(func=run)
 
 
 def _nonneg_int(value: str) -> int:
@@ -276,7 +296,7 @@ def run(args: argparse.Namespace) -> int:
         arms=args.arms, attempts=args.attempts, jobs=args.jobs, resume=args.resume,
         agent_timeout_s=args.timeout or None, model=args.model, task_ids=args.tasks,
         mirror_dir=args.mirror_dir, context_arms=tuple(args.context_arms),
-        context_provider=args.context_provider, context_max_tokens=args.context_tokens,
+        context_source=args.context_source, context_max_tokens=args.context_tokens,
         tmp_dir=args.tmp_dir, depth=args.depth, keep_workspaces=args.keep_workspaces,
         run_id=args.run_id, metadata={"suite": suite.name},
         sandbox=sandbox, limits=limits_from(args),  # type: ignore[arg-type]

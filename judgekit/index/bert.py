@@ -181,6 +181,11 @@ def _module_class() -> Any:
 
 def _define() -> Any:
     torch, nn = _torch_modules()
+    return _encoder_class(torch, nn, _layer_class(torch, nn))
+
+
+def _layer_class(torch: Any, nn: Any) -> Any:
+    """One post-norm transformer layer: fused QKV attention, then the feed-forward block."""
     functional = torch.nn.functional
 
     class Layer(nn.Module):
@@ -201,6 +206,12 @@ def _define() -> Any:
             x = self.attn_norm(x + self.attn_out(att.transpose(1, 2).reshape(rows, width, hidden)))
             return self.out_norm(x + self.down(functional.gelu(self.up(x), approximate=self.gelu)))
 
+    return Layer
+
+
+def _encoder_class(torch: Any, nn: Any, layer: Any) -> Any:
+    """Embeddings, the layers (``layer`` each), then the pooling."""
+
     class Encoder(nn.Module):
         """Token ids and attention mask in, one pooled (not normalised) vector per row out."""
 
@@ -211,7 +222,7 @@ def _define() -> Any:
             self.positions = nn.Embedding(lay.positions, lay.hidden)
             self.token_types = nn.Embedding(max(lay.token_types, 1), lay.hidden)
             self.norm = nn.LayerNorm(lay.hidden, eps=lay.eps)
-            self.layers = nn.ModuleList(Layer(lay) for _ in range(lay.layers))
+            self.layers = nn.ModuleList(layer(lay) for _ in range(lay.layers))
 
         @property
         def device(self) -> Any:
@@ -223,8 +234,8 @@ def _define() -> Any:
             x = self.norm(x)
             keep = attention_mask.bool()
             mask = keep[:, None, None, :]
-            for layer in self.layers:
-                x = layer(x, mask)
+            for each in self.layers:
+                x = each(x, mask)
             if self.layout.pooling == "cls":
                 return x[:, 0]
             weights = keep.unsqueeze(-1).to(x.dtype)
@@ -232,23 +243,7 @@ def _define() -> Any:
 
         def load_checkpoint(self, state: dict[str, Any]) -> None:
             """Copy a BERT checkpoint's tensors in; ``ValueError`` naming what is missing."""
-            mine: dict[str, Any] = {
-                "words.weight": state.get("embeddings.word_embeddings.weight"),
-                "positions.weight": state.get("embeddings.position_embeddings.weight"),
-                "token_types.weight": state.get("embeddings.token_type_embeddings.weight"),
-                "norm.weight": state.get("embeddings.LayerNorm.weight"),
-                "norm.bias": state.get("embeddings.LayerNorm.bias"),
-            }
-            for i in range(self.layout.layers):
-                at = f"encoder.layer.{i}."
-                for end in ("weight", "bias"):
-                    parts = [state.get(f"{at}attention.self.{p}.{end}") for p in ("query", "key", "value")]
-                    mine[f"layers.{i}.qkv.{end}"] = None if any(p is None for p in parts) else torch.cat(parts)
-                    mine[f"layers.{i}.attn_out.{end}"] = state.get(f"{at}attention.output.dense.{end}")
-                    mine[f"layers.{i}.attn_norm.{end}"] = state.get(f"{at}attention.output.LayerNorm.{end}")
-                    mine[f"layers.{i}.up.{end}"] = state.get(f"{at}intermediate.dense.{end}")
-                    mine[f"layers.{i}.down.{end}"] = state.get(f"{at}output.dense.{end}")
-                    mine[f"layers.{i}.out_norm.{end}"] = state.get(f"{at}output.LayerNorm.{end}")
+            mine = _own_names(state, self.layout.layers, torch.cat)
             missing = sorted(k for k, v in mine.items() if v is None)
             if missing:
                 raise ValueError(f"the checkpoint lacks {len(missing)} tensors, e.g. {missing[0]}")
@@ -260,3 +255,26 @@ def _define() -> Any:
             self.load_state_dict({k: v.to(torch.float32) for k, v in mine.items()})
 
     return Encoder
+
+
+def _own_names(state: dict[str, Any], layers: int, cat: Any) -> dict[str, Any]:
+    """A BERT checkpoint's tensors under the encoder's names (``None`` where missing);
+    ``cat`` joins the query, key and value projections into one."""
+    mine: dict[str, Any] = {
+        "words.weight": state.get("embeddings.word_embeddings.weight"),
+        "positions.weight": state.get("embeddings.position_embeddings.weight"),
+        "token_types.weight": state.get("embeddings.token_type_embeddings.weight"),
+        "norm.weight": state.get("embeddings.LayerNorm.weight"),
+        "norm.bias": state.get("embeddings.LayerNorm.bias"),
+    }
+    for i in range(layers):
+        at = f"encoder.layer.{i}."
+        for end in ("weight", "bias"):
+            parts = [state.get(f"{at}attention.self.{p}.{end}") for p in ("query", "key", "value")]
+            mine[f"layers.{i}.qkv.{end}"] = None if any(p is None for p in parts) else cat(parts)
+            mine[f"layers.{i}.attn_out.{end}"] = state.get(f"{at}attention.output.dense.{end}")
+            mine[f"layers.{i}.attn_norm.{end}"] = state.get(f"{at}attention.output.LayerNorm.{end}")
+            mine[f"layers.{i}.up.{end}"] = state.get(f"{at}intermediate.dense.{end}")
+            mine[f"layers.{i}.down.{end}"] = state.get(f"{at}output.dense.{end}")
+            mine[f"layers.{i}.out_norm.{end}"] = state.get(f"{at}output.LayerNorm.{end}")
+    return mine

@@ -74,40 +74,90 @@ def build_index(
     if not root_p.is_dir():
         raise InputError(root_p, None, "source directory does not exist")
     if out_p.exists() and (not out_p.is_dir() or (any(out_p.iterdir()) and not is_index(out_p))):
-        raise InputError(out_p, None, "exists and is not a judgekit index; choose another --out")
+        raise InputError(out_p, None, "exists and is not a judgekit index; choose another {option:out}")
     check_choices(device=device, dtype=dtype, backend=backend)
     name, source = resolve_model(model)
     window = _window(source)
     chunk_tokens = window.chunk_tokens if window else None
-    old = read_index(out_p) if is_index(out_p) else None
-    if old is not None and (old.manifest.model != name or old.manifest.chunk_tokens != chunk_tokens
-                            or old.manifest.text != WORDS):
-        old = None
+    old = _reusable(out_p, name, chunk_tokens)
 
     def load() -> TextEmbedder:
         return get_embedder(model, device=device, batch_size=batch_size, dtype=dtype, backend=backend)
 
+    scanned = _scan_while_loading(root_p, out_p, old, window, workers, load)
+    embedder = scanned.embedder
+    load_s = take_load_seconds(embedder) if embedder is not None else 0.0
+    dim = embedder.dim if embedder else (old.manifest.dim if old else 0)
+    meta = _Meta(str(root_p.resolve()), name, dim, chunk_tokens,
+                 getattr(embedder, "backend", None) or (old.manifest.backend if old else None),
+                 getattr(embedder, "dtype", None) or (old.manifest.dtype if old else None))
+    embed_s, utilisation = _embed(scanned, meta, out_p, progress)
+    t_write = time.perf_counter()
+    stored = _assemble(scanned.files, meta)
+    write_index(out_p, stored)
+    timings = _Timings(total=time.perf_counter() - began, scan=scanned.seconds, load=load_s,
+                       embed=embed_s, write=time.perf_counter() - t_write)
+    return _stats(stored, scanned, meta, timings, utilisation)
+
+
+@dataclass
+class _Scanned:
+    """The files found (vectors carried over where unchanged) and the embedder, if needed."""
+
+    files: dict[str, _File]
+    chunked: Chunked
+    seconds: float
+    todo: list[_File]
+    total: int
+    embedder: TextEmbedder | None
+
+
+@dataclass(frozen=True)
+class _Timings:
+    total: float
+    scan: float
+    load: float
+    embed: float
+    write: float
+
+
+def _reusable(out: Path, model: str, chunk_tokens: int | None) -> StoredIndex | None:
+    """The index already in ``out`` when its vectors can be carried over, else ``None``."""
+    old = read_index(out) if is_index(out) else None
+    if old is not None and (old.manifest.model != model or old.manifest.chunk_tokens != chunk_tokens
+                            or old.manifest.text != WORDS):
+        return None
+    return old
+
+
+def _scan_while_loading(
+    root: Path, out: Path, old: StoredIndex | None, window: TokenWindow | None, workers: int | None,
+    load: Callable[[], TextEmbedder],
+) -> _Scanned:
+    """Scan the tree; on a fresh build the model loads meanwhile, else only when needed."""
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="judgekit-load") as pool:
         loading: Future[TextEmbedder] | None = pool.submit(load) if old is None else None
         t_scan = time.perf_counter()
-        files, chunked = _scan(root_p, out_p, old, window, workers)
+        files, chunked = _scan(root, out, old, window, workers)
         scan_s = time.perf_counter() - t_scan
         todo = [f for f in files.values() if f.vectors is None and f.chunks]
         total = sum(len(f.chunks) for f in todo)
         embedder: TextEmbedder | None = None
         if todo or loading is not None:
             embedder = loading.result() if loading is not None else load()
-    load_s = take_load_seconds(embedder) if embedder is not None else 0.0
-    dim = embedder.dim if embedder else (old.manifest.dim if old else 0)
-    meta = _Meta(str(root_p.resolve()), name, dim, chunk_tokens,
-                 getattr(embedder, "backend", None) or (old.manifest.backend if old else None),
-                 getattr(embedder, "dtype", None) or (old.manifest.dtype if old else None))
+    return _Scanned(files, chunked, scan_s, todo, total, embedder)
+
+
+def _embed(scanned: _Scanned, meta: _Meta, out: Path, progress: Progress | None) -> tuple[float, list[float]]:
+    """Embed the new chunks group by group, saving now and then; seconds spent embedding
+    and the GPU utilisation of each group (on CUDA)."""
+    embedder, files, total = scanned.embedder, scanned.files, scanned.total
     embed_s = 0.0
     done = 0
     saved = time.perf_counter()
     utilisation: list[float] = []
     group_size = GROUP_CHUNKS.get(str(getattr(embedder, "device", "cpu")).split(":")[0], 2048)
-    for group in _groups(todo, group_size):
+    for group in _groups(scanned.todo, group_size):
         assert embedder is not None
         t0 = time.perf_counter()
         vecs = embedder.encode([embedding_text(c) for f in group for c in f.chunks])
@@ -121,37 +171,38 @@ def build_index(
         if progress is not None:
             progress(done, total)
         if done < total and time.perf_counter() - saved >= CHECKPOINT_SECONDS:
-            write_index(out_p, _assemble(files, meta))
+            write_index(out, _assemble(files, meta))
             saved = time.perf_counter()
+    return embed_s, utilisation
 
-    t_write = time.perf_counter()
-    stored = _assemble(files, meta)
-    write_index(out_p, stored)
-    write_s = time.perf_counter() - t_write
-    seconds = time.perf_counter() - began
+
+def _stats(stored: StoredIndex, scanned: _Scanned, meta: _Meta, timings: _Timings,
+           utilisation: list[float]) -> IndexStats:
+    """What the build did and how fast."""
+    embedder, total, seconds = scanned.embedder, scanned.total, timings.total
     return IndexStats(
         files=len(stored.manifest.files),
         chunks=len(stored.chunks),
         embedded=total,
         seconds=round(seconds, 3),
         chunks_per_s=round(total / seconds, 1) if total and seconds > 0 else 0.0,
-        embed_chunks_per_s=round(total / embed_s, 1) if total and embed_s > 0 else 0.0,
-        scan_seconds=round(scan_s, 3),
-        load_seconds=round(load_s, 3),
-        export_seconds=round(getattr(embedder, "export_seconds", 0.0) if load_s else 0.0, 3),
-        embed_seconds=round(embed_s, 3),
-        write_seconds=round(write_s, 3),
+        embed_chunks_per_s=round(total / timings.embed, 1) if total and timings.embed > 0 else 0.0,
+        scan_seconds=round(timings.scan, 3),
+        load_seconds=round(timings.load, 3),
+        export_seconds=round(getattr(embedder, "export_seconds", 0.0) if timings.load else 0.0, 3),
+        embed_seconds=round(timings.embed, 3),
+        write_seconds=round(timings.write, 3),
         device=getattr(embedder, "device", None) or "cpu",
-        model=name,
+        model=meta.model,
         dtype=meta.dtype or "float32",
         backend=meta.backend or "torch",
         implementation=getattr(embedder, "implementation", None),
         fallback=getattr(embedder, "fallback", None),
         probe_min_cosine=getattr(embedder, "probe_min_cosine", None),
         gpu_utilisation=round(sum(utilisation) / len(utilisation), 3) if utilisation else None,
-        chunk_tokens=chunk_tokens,
-        workers=chunked.workers,
-        scan_fallback=chunked.fallback,
+        chunk_tokens=meta.chunk_tokens,
+        workers=scanned.chunked.workers,
+        scan_fallback=scanned.chunked.fallback,
     )
 
 

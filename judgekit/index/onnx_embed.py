@@ -31,7 +31,7 @@ import numpy as np
 
 from judgekit.errors import ConfigError
 from judgekit.index.batching import pipelined
-from judgekit.index.onnx_export import OnnxExport
+from judgekit.index.onnx_cache import OnnxExport
 from judgekit.index.tokens import ModelTokenizer, allow_parallelism
 
 #: Texts tokenised per group (the next group is tokenised while this one runs).

@@ -6,8 +6,7 @@ norms are fused into onnxruntime's own operators (``onnxruntime.transformers``);
 multiplications, the fused attention's included, are quantised dynamically to int8 with
 one scale per output channel (``onnxruntime.quantization``). The quantised model's
 embeddings are checked against the fp32 model on probe texts. The result is
-cached beside the model (``<model>/onnx/``) or, when that directory is read-only, under
-``$XDG_CACHE_HOME/judgekit/onnx/`` (``~/.cache`` by default). Nothing is downloaded.
+cached (:mod:`.onnx_cache` says where). Nothing is downloaded.
 
 Only the export needs torch; :mod:`.onnx_embed` runs the cached file with onnxruntime.
 
@@ -19,89 +18,19 @@ Example:
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
-import logging
 import os
 import time
-from collections.abc import Iterator
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from judgekit.errors import ConfigError
-
-FORMAT = 3
-INT8_FILE = "judgekit-int8.onnx"
-META_FILE = "judgekit-int8.json"
-#: Quantised embeddings must stay this close (cosine, worst probe) to fp32 ones to be used.
-MIN_INT8_COSINE = 0.97
-
-
-@dataclass(frozen=True)
-class OnnxExport:
-    """Where the int8 model lies and what the export measured."""
-
-    path: str
-    source: str
-    inputs: list[str]
-    pooling: str
-    normalize: bool
-    max_length: int
-    dim: int
-    probe_min_cosine: float
-    probe_mean_cosine: float
-    export_seconds: float
-    fingerprint: str
-    format: int = FORMAT
-
-    @property
-    def usable(self) -> bool:
-        """True when the int8 model kept quality on the probe texts."""
-        return self.probe_min_cosine >= MIN_INT8_COSINE
-
-
-def cache_dir_for(model_dir: Path) -> Path:
-    """``<model>/onnx`` when writable, else a per-model folder in the user's cache."""
-    beside = model_dir / "onnx"
-    if _writable(beside if beside.exists() else model_dir):
-        return beside
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    digest = hashlib.sha256(str(model_dir.resolve()).encode()).hexdigest()[:16]
-    return base / "judgekit" / "onnx" / f"{model_dir.name}-{digest}"
-
-
-def _writable(path: Path) -> bool:
-    return path.is_dir() and os.access(path, os.W_OK | os.X_OK)
-
-
-def fingerprint(model_dir: Path) -> str:
-    """Changes when the model's weights or configuration change."""
-    parts = []
-    for name in sorted(os.listdir(model_dir)):
-        p = model_dir / name
-        if p.is_file() and (name.endswith((".safetensors", ".bin", ".json")) or name == "vocab.txt"):
-            st = p.stat()
-            parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
-    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:24]
-
-
-def find_export(model_dir: Path, cache: Path | None = None) -> OnnxExport | None:
-    """The cached export of ``model_dir`` when it exists and is up to date."""
-    folder = cache or cache_dir_for(model_dir)
-    meta = folder / META_FILE
-    try:
-        data = json.loads(meta.read_text(encoding="utf-8"))
-        info = OnnxExport(**data)
-    except (OSError, ValueError, TypeError):
-        return None
-    local = folder / INT8_FILE  # the folder may have moved with the model: trust it, not the stored path
-    if info.format != FORMAT or info.fingerprint != fingerprint(model_dir) or not local.is_file():
-        return None
-    return replace(info, path=str(local))
+from judgekit.index.onnx_cache import INT8_FILE, META_FILE, OnnxExport, cache_dir_for, find_export, fingerprint
+from judgekit.index.onnx_embed import OnnxEmbedder
+from judgekit.index.quiet import quiet_loading, quiet_root_logger
 
 
 def ensure_int8_export(model_dir: Path, cache: Path | None = None, probe: tuple[str, ...] = ()) -> OnnxExport:
@@ -115,49 +44,13 @@ def ensure_int8_export(model_dir: Path, cache: Path | None = None, probe: tuple[
 def export_int8(model_dir: Path, folder: Path, probe: tuple[str, ...] = ()) -> OnnxExport:
     """Export, quantise and check; files are written under temporary names, then renamed."""
     began = time.perf_counter()
-    try:
-        import torch
-        from onnxruntime.quantization import QuantType, quantize_dynamic
-        from sentence_transformers import SentenceTransformer
-    except ImportError as exc:
-        raise ConfigError(f"exporting the int8 ONNX model needs torch, onnx and onnxruntime: {exc}") from exc
-
-    from judgekit.index.embed import _quiet_loading
-
-    _quiet_loading()
-    try:  # attention written out (not a fused torch kernel) is what the graph fuser recognises
-        st = SentenceTransformer(str(model_dir), device="cpu", model_kwargs={"attn_implementation": "eager"})
-    except (TypeError, ValueError):
-        st = SentenceTransformer(str(model_dir), device="cpu")
-    st.eval()
-    st.to(torch.float32)
+    torch, st = _load_fp32(model_dir)
     hf, pooling, normalize = _parts(st)
     max_length = int(st.max_seq_length or 512)
-    forward_args = hf.forward.__code__.co_varnames
-    inputs = ["input_ids", "attention_mask"]
-    if "token_type_ids" in forward_args and int(getattr(hf.config, "type_vocab_size", 0) or 0) > 0:
-        inputs.append("token_type_ids")
-
+    inputs = _input_names(hf)
     folder.mkdir(parents=True, exist_ok=True)
     tag = f"{os.getpid()}-{time.monotonic_ns()}"
-    fp32 = folder / f".fp32-{tag}.onnx"
-    int8 = folder / f".int8-{tag}.onnx"
-    try:
-        _export(torch, hf, inputs, fp32)
-        fused = _fuse(fp32, hf.config)
-        with _quiet_root_logger():
-            quantize_dynamic(
-                str(fused or fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True,
-                op_types_to_quantize=["MatMul", "Attention"], extra_options={"DefaultTensorType": 1},  # 1: float32
-            )
-        final = folder / INT8_FILE
-        os.replace(int8, final)
-    finally:
-        for p in (fp32, int8, fp32.with_name(fp32.name + ".data"), _fused_path(fp32)):
-            p.unlink(missing_ok=True)
-
-    from judgekit.index.onnx_embed import OnnxEmbedder
-
+    final = _write_int8(torch, hf, inputs, folder, tag)
     texts = list(probe) or ["def f(x):\n    return x + 1", "Fix the pagination of search results."]
     ref = np.asarray(st.encode(texts, batch_size=32, normalize_embeddings=True), dtype=np.float32)
     draft = OnnxExport(
@@ -176,6 +69,56 @@ def export_int8(model_dir: Path, folder: Path, probe: tuple[str, ...] = ()) -> O
     return info
 
 
+def _load_fp32(model_dir: Path) -> tuple[Any, Any]:
+    """torch and the sentence-transformers model in fp32 on the CPU, in eval mode."""
+    try:
+        import torch
+        from onnxruntime.quantization import QuantType, quantize_dynamic  # noqa: F401 - checked here
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise ConfigError(f"exporting the int8 ONNX model needs torch, onnx and onnxruntime: {exc}") from exc
+
+    quiet_loading()
+    try:  # attention written out (not a fused torch kernel) is what the graph fuser recognises
+        st = SentenceTransformer(str(model_dir), device="cpu", model_kwargs={"attn_implementation": "eager"})
+    except (TypeError, ValueError):
+        st = SentenceTransformer(str(model_dir), device="cpu")
+    st.eval()
+    st.to(torch.float32)
+    return torch, st
+
+
+def _input_names(hf: Any) -> list[str]:
+    """The graph's inputs: ids and mask, and token types when the model has them."""
+    forward_args = hf.forward.__code__.co_varnames
+    inputs = ["input_ids", "attention_mask"]
+    if "token_type_ids" in forward_args and int(getattr(hf.config, "type_vocab_size", 0) or 0) > 0:
+        inputs.append("token_type_ids")
+    return inputs
+
+
+def _write_int8(torch: Any, hf: Any, inputs: list[str], folder: Path, tag: str) -> Path:
+    """Export, fuse and quantise into ``folder``; the int8 file, renamed into place."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    fp32 = folder / f".fp32-{tag}.onnx"
+    int8 = folder / f".int8-{tag}.onnx"
+    try:
+        _export(torch, hf, inputs, fp32)
+        fused = _fuse(fp32, hf.config)
+        with quiet_root_logger():
+            quantize_dynamic(
+                str(fused or fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True,
+                op_types_to_quantize=["MatMul", "Attention"], extra_options={"DefaultTensorType": 1},  # 1: float32
+            )
+        final = folder / INT8_FILE
+        os.replace(int8, final)
+    finally:
+        for p in (fp32, int8, fp32.with_name(fp32.name + ".data"), _fused_path(fp32)):
+            p.unlink(missing_ok=True)
+    return final
+
+
 #: Model types whose graphs onnxruntime's BERT fuser understands.
 FUSABLE = frozenset({"bert"})
 
@@ -192,7 +135,7 @@ def _fuse(fp32: Path, config: Any) -> Path | None:
     try:
         from onnxruntime.transformers import optimizer
 
-        with _quiet_root_logger():
+        with quiet_root_logger():
             model = optimizer.optimize_model(str(fp32), model_type="bert", num_heads=int(heads),
                                              hidden_size=int(hidden), opt_level=1)
             out = _fused_path(fp32)
@@ -218,18 +161,6 @@ def _parts(st: Any) -> tuple[Any, str, bool]:
     if hf is None:
         raise ConfigError("no ONNX export: cannot find the transformer inside the model")
     return hf, str(mode), len(kinds) > 2
-
-
-@contextlib.contextmanager
-def _quiet_root_logger() -> Iterator[None]:
-    """onnxruntime's quantiser logs advice on the root logger; the CLI's stderr is for errors."""
-    root = logging.getLogger()
-    level = root.level
-    root.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        root.setLevel(level)
 
 
 def _export(torch: Any, hf: Any, inputs: list[str], path: Path) -> None:

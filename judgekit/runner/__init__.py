@@ -9,13 +9,13 @@ Example:
 """
 
 from judgekit.runner.agent import AgentCommand, AgentRun, run_agent
-from judgekit.runner.context import ContextBlock, ContextProvider, GrepProvider, get_provider
+from judgekit.runner.context import ContextBlock, ContextSource, GrepSource, get_context_source
 from judgekit.runner.executors import Executor, LocalExecutor, get_executor
 from judgekit.runner.outcome import describe
 from judgekit.runner.process import Cancelled, ProcessOutcome, run_shell
 from judgekit.runner.prompt import render_prompt
 from judgekit.runner.results import RunWriter, append_result, done_keys
-from judgekit.runner.run import RunPlan, RunSummary, plan_units, run_suite
+from judgekit.runner.plan import RunPlan, RunSummary, plan_units, run_suite
 from judgekit.runner.sandbox import (Bwrap, Limits, NoSandbox, Sandbox, SandboxSpec,
                                      choose_sandbox)
 from judgekit.runner.testfiles import is_test_path
@@ -25,11 +25,11 @@ from judgekit.runner.workspace import FixCommit, MirrorCache, Workspace
 from judgekit.runs.suites import RepoSource, Suite, SuiteTask, load_suite
 
 __all__ = [
-    "AgentCommand", "AgentRun", "Bwrap", "Cancelled", "ContextBlock", "ContextProvider",
-    "Executor", "FixCommit", "GrepProvider", "Limits", "LocalExecutor", "MirrorCache",
+    "AgentCommand", "AgentRun", "Bwrap", "Cancelled", "ContextBlock", "ContextSource",
+    "Executor", "FixCommit", "GrepSource", "Limits", "LocalExecutor", "MirrorCache",
     "NoSandbox", "ProcessOutcome", "RepoSource", "RunPlan", "RunSummary", "RunWriter",
     "Sandbox", "SandboxSpec", "Suite", "SuiteTask", "TaskCheck", "Unit", "UnitRunner",
     "Workspace", "append_result", "choose_sandbox", "describe", "done_keys", "get_executor",
-    "get_provider", "is_test_path", "load_suite", "plan_units", "render_prompt", "run_agent",
+    "get_context_source", "is_test_path", "load_suite", "plan_units", "render_prompt", "run_agent",
     "run_shell", "run_suite", "verify_suite", "verify_task",
 ]

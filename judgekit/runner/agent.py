@@ -18,13 +18,12 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from judgekit.errors import ConfigError
 from judgekit.runner.process import ProcessOutcome
 
 if TYPE_CHECKING:
-    from judgekit.runner.attempt import AttemptSettings
     from judgekit.runner.workspace import Workspace
 
 PLACEHOLDERS = ("prompt_file", "workspace", "task_id", "arm", "transcript_file", "model")
@@ -51,6 +50,24 @@ class AgentCommand:
         return _PATTERN.sub(sub, self.template)
 
 
+class AgentSettings(Protocol):
+    """What running an agent needs of its attempt's settings
+    (:class:`~judgekit.runner.attempt.AttemptSettings` has it)."""
+
+    model: str | None
+    agent_timeout_s: float | None
+    agent_network: bool
+
+    def environment(self, task_env: Mapping[str, str], *, agent: bool) -> dict[str, str]:
+        """A command's environment: clean, the task's variables, then the given ones."""
+        ...
+
+    def shell(self, command: str, ws: Workspace, *, log_name: str, timeout: float | None,
+              network: bool, env: dict[str, str], agent: bool = False) -> ProcessOutcome:
+        """Run one command of the attempt in its sandbox with the environment ``env``."""
+        ...
+
+
 @dataclass(frozen=True)
 class AgentRun:
     """The agent's process outcome plus the transcript it wrote, if any."""
@@ -67,7 +84,7 @@ def run_agent(
     prompt_file: Path,
     task_id: str,
     arm: str,
-    settings: AttemptSettings,
+    settings: AgentSettings,
     env: Mapping[str, str] | None = None,
 ) -> AgentRun:
     """Run the agent in the workspace ``ws``; keep stdout/stderr in its logs.

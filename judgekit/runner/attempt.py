@@ -28,7 +28,7 @@ from pathlib import Path
 from judgekit.diffs import DEFAULT_INFRA_PATHS, is_excluded, split_excluded, strip_paths
 from judgekit.errors import RunnerError
 from judgekit.runner.agent import AgentCommand, run_agent
-from judgekit.runner.context import ContextProvider
+from judgekit.runner.context import ContextSource
 from judgekit.runner.environment import CommandEnv, clean_environment
 from judgekit.runner.hostview import current_view
 from judgekit.runner.process import ProcessOutcome, run_shell
@@ -53,7 +53,7 @@ class AttemptSettings:
     agent_timeout_s: float | None = 1800.0
     model: str | None = None
     run_id: str | None = None
-    context: ContextProvider | None = None
+    context: ContextSource | None = None
     context_max_tokens: int = 4000
     tmp_dir: str | None = None
     depth: int | None = None

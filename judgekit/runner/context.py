@@ -1,4 +1,4 @@
-"""Code context for context arms: a :class:`ContextProvider` per retrieval method.
+"""Code context for context arms: a :class:`ContextSource` per retrieval method.
 
 ``index`` uses judgekit's semantic index (the ``index`` extra); ``grep`` ranks files by
 the identifiers of the bug description they contain, with no extra dependency.
@@ -9,8 +9,8 @@ shared by every later attempt on that commit; each result records the build time
 whether the index was reused.
 
 Example:
-    >>> provider = get_provider("grep")
-    >>> block = provider.context(ws, "session Vary header", max_tokens=2000)  # doctest: +SKIP
+    >>> source = get_context_source("grep")
+    >>> block = source.context(ws, "session Vary header", max_tokens=2000)  # doctest: +SKIP
     >>> block.files                                                                 # doctest: +SKIP
     ['src/flask/sessions.py']
 """
@@ -47,7 +47,7 @@ class ContextBlock:
 
 
 @runtime_checkable
-class ContextProvider(Protocol):
+class ContextSource(Protocol):
     """Retrieves code context for a query from a checked-out workspace."""
 
     name: str
@@ -83,7 +83,7 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-class IndexProvider:
+class IndexSource:
     """Semantic retrieval through :mod:`judgekit.index`, one index per commit."""
 
     name = "index"
@@ -94,11 +94,11 @@ class IndexProvider:
         except ImportError as exc:
             raise ConfigError(
                 "the context arm needs the semantic index: install judgekit[index] "
-                f"or use --context-provider grep ({exc})"
+                f"or use {{option:context_source}} grep ({exc})"
             ) from None
         if hasattr(_index, "index_available") and not _index.index_available():
             raise ConfigError("the semantic index is not available: install judgekit[index] "
-                              "or use --context-provider grep")
+                              "or use {option:context_source} grep")
         self._index = _index
         self.cache_dir = Path(cache_dir) if cache_dir else default_index_dir()
 
@@ -166,7 +166,7 @@ def keywords(text: str) -> list[str]:
     return list(seen)
 
 
-class GrepProvider:
+class GrepSource:
     """Ranks tracked files by the description's identifiers they contain (tf-idf-like)."""
 
     name = "grep"
@@ -230,10 +230,10 @@ class GrepProvider:
         return ""
 
 
-def get_provider(name: str, *, index_dir: str | Path | None = None) -> ContextProvider:
-    """The provider named ``index`` or ``grep``."""
+def get_context_source(name: str, *, index_dir: str | Path | None = None) -> ContextSource:
+    """The context source named ``index`` or ``grep``."""
     if name == "index":
-        return IndexProvider(index_dir)
+        return IndexSource(index_dir)
     if name == "grep":
-        return GrepProvider()
-    raise ConfigError(f"unknown context provider {name!r} (expected 'index' or 'grep')")
+        return GrepSource()
+    raise ConfigError(f"unknown context source {name!r} (expected 'index' or 'grep')")

@@ -188,30 +188,40 @@ def run_shell(
     argv = box.wrap([*_shell(), command], spec, Path(cwd))
     start = time.monotonic()
     try:
-        with open(out_path, "wb") as out, open(err_path, "wb") as err:
-            proc = subprocess.Popen(
-                argv, cwd=str(cwd), env=full_env, stdout=out, stderr=err,
-                stdin=subprocess.DEVNULL if stdin_devnull else None, start_new_session=True,
-                preexec_fn=spec.limits.preexec(),  # noqa: PLW1509 - only setrlimit
-            )
-            try:
-                stopped = _wait(proc, timeout, cancel)
-            except BaseException:
-                _end_tree(proc, mark)
-                raise
-            if stopped:
-                _end_tree(proc, mark)
-            else:
-                _kill_group(proc.pid, signal.SIGKILL)
-                _kill_marked(mark, signal.SIGKILL)
+        stopped, exit_code = _run_tree(argv, Path(cwd), full_env, (out_path, err_path), spec, mark,
+                                       stdin_devnull=stdin_devnull, timeout=timeout, cancel=cancel)
         if stopped == "cancelled":
             raise Cancelled("the run was cancelled")
         duration = time.monotonic() - start
         timed_out = stopped == "timeout"
         return ProcessOutcome(
-            exit_code=None if timed_out else proc.returncode, timed_out=timed_out,
+            exit_code=None if timed_out else exit_code, timed_out=timed_out,
             duration_s=round(duration, 3), stdout=_read(out_path), stderr=_read(err_path),
         )
     finally:
         if own_tmp is not None:
             own_tmp.cleanup()
+
+
+def _run_tree(argv: list[str], cwd: Path, env: dict[str, str], logs: tuple[Path, Path],
+              spec: SandboxSpec, mark: str, *, stdin_devnull: bool, timeout: float | None,
+              cancel: threading.Event | None) -> tuple[str | None, int | None]:
+    """Start ``argv`` in a new session, its output in the two ``logs``, and wait for it;
+    then end whatever of its tree is left. ``(why it was stopped or None, exit code)``."""
+    with open(logs[0], "wb") as out, open(logs[1], "wb") as err:
+        proc = subprocess.Popen(
+            argv, cwd=str(cwd), env=env, stdout=out, stderr=err,
+            stdin=subprocess.DEVNULL if stdin_devnull else None, start_new_session=True,
+            preexec_fn=spec.limits.preexec(),  # noqa: PLW1509 - only setrlimit
+        )
+        try:
+            stopped = _wait(proc, timeout, cancel)
+        except BaseException:
+            _end_tree(proc, mark)
+            raise
+        if stopped:
+            _end_tree(proc, mark)
+        else:
+            _kill_group(proc.pid, signal.SIGKILL)
+            _kill_marked(mark, signal.SIGKILL)
+    return stopped, proc.returncode

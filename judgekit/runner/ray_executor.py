@@ -1,10 +1,10 @@
-"""The Ray executor (``--executor ray``, the ``ray`` extra): one Ray task per unit of work.
+"""The Ray executor (executor ``ray``, the ``ray`` extra): one Ray task per unit of work.
 
 Each (task, arm, attempt) becomes a Ray task that asks for ``cpus_per_attempt`` CPUs,
 prepares its workspace on the worker (the worker's node keeps its own mirror cache and
 index cache) and returns its result as JSON. The driver collects results as they finish
 (``ray.wait``) and alone writes the run file, so a crash of the driver or of a worker loses
-only unfinished units, which a re-run with ``--resume`` picks up.
+only unfinished units, which resuming the run picks up.
 
 Without ``address`` a local Ray instance is started for the run (and stopped after);
 ``address`` (``auto``, ``ray://host:10001``, ``host:6379``) joins an existing cluster.
@@ -35,7 +35,7 @@ def _ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise ConfigError("--executor ray needs Ray: pip install 'judgekit[ray]'") from None
+        raise ConfigError("{option:executor} ray needs Ray: pip install 'judgekit[ray]'") from None
     return ray
 
 
@@ -86,14 +86,14 @@ class RayExecutor:
     def __init__(self, *, address: str | None = None, cpus_per_attempt: float = 1.0,
                  num_cpus: int | None = None) -> None:
         if cpus_per_attempt <= 0:
-            raise ConfigError("--cpus-per-attempt must be positive")
+            raise ConfigError("{option:cpus_per_attempt} must be positive")
         self.address = address
         self.cpus_per_attempt = cpus_per_attempt
         self.num_cpus = num_cpus
         self.ray = _ray()
         self.lost: list[tuple[Unit, str]] = []
-        """Units whose Ray task failed (worker lost after retries): not recorded, a re-run
-        with ``--resume`` does them again."""
+        """Units whose Ray task failed (worker lost after retries): not recorded, resuming
+        the run does them again."""
 
     def _connect(self) -> bool:
         """Connect to (or start) Ray; True when this executor started it."""

@@ -118,7 +118,7 @@ class RunWriter:
     lock and fsynced. ``.json``: one :class:`~judgekit.runs.models.RunFile` document,
     rewritten atomically (temp file and rename) at most every ``flush_s`` seconds and at
     :meth:`close`; until then each result is also appended to a journal beside it
-    (``.NAME.journal``), so an interrupted run loses nothing and ``--resume`` continues
+    (``.NAME.journal``), so an interrupted run loses nothing and ``resume`` continues
     from both.
     """
 
@@ -139,8 +139,8 @@ class RunWriter:
         if started and not resume:
             from judgekit.errors import ConfigError
 
-            raise ConfigError(f"{self.path} already has results: pass --resume to continue "
-                              "it, or choose another --out")
+            raise ConfigError(f"{self.path} already has results: pass {{option:resume}} to "
+                              "continue it, or choose another {option:out}")
         self.repaired = False
         if resume:
             self.repaired = repair_tail(self.journal if self.as_document else self.path)

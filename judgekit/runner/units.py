@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from judgekit.errors import RunnerError
 from judgekit.runner.agent import AgentCommand
 from judgekit.runner.attempt import AttemptSettings, run_attempt
-from judgekit.runner.context import ContextProvider
+from judgekit.runner.context import ContextSource
 from judgekit.runner.process import Cancelled
 from judgekit.runner.secrets import redact_result
 from judgekit.runner.workspace import FixCommit, MirrorCache
@@ -72,7 +72,7 @@ class UnitRunner:
     settings: AttemptSettings
     agents: dict[str, AgentCommand]
     context_arms: tuple[str, ...] = ()
-    context: ContextProvider | None = None
+    context: ContextSource | None = None
     mirror_dir: str | None = None
 
     def __call__(self, unit: Unit, cancel: threading.Event | None = None) -> RunResult:

@@ -2,7 +2,7 @@
 sources: suite files, a SWE-bench dataset, or a ScienceAgentBench dataset.
 
 Harness result files often omit the task description (bobbin's do), and SWE-bench
-predictions hold nothing but the patch. ``--tasks PATH`` names suite files (``.yaml``), a
+predictions hold nothing but the patch. A task source is a suite file (``.yaml``), a
 SWE-bench dataset (``.json`` list or ``.jsonl`` of instances with ``instance_id``,
 ``problem_statement``, ``patch``, ``FAIL_TO_PASS``, ...), a ScienceAgentBench dataset (the
 same, with ``instance_id`` and ``task_inst``: a HAL upload's tasks then gain their
@@ -41,8 +41,8 @@ _SWEBENCH_MATERIALS = {"test_patch": "test patch", "FAIL_TO_PASS": "FAIL_TO_PASS
 
 
 class EnrichReport(BaseModel):
-    """What ``--tasks`` did: results that gained a field, of how many, and the task ids of
-    results no task source matched."""
+    """What the task sources filled: results that gained a field, of how many, and the task
+    ids of results no task source matched."""
 
     filled: int = Field(description="Results that gained at least one field.")
     total: int = Field(description="Results looked at.")
@@ -50,13 +50,14 @@ class EnrichReport(BaseModel):
                                  description="Task ids (sorted) that no task source holds.")
 
     def message(self, limit: int = 10) -> str:
-        """One line for the command line.
+        """One line for the command line; ``{option:tasks}`` in it names the option that
+        gave the task sources (:mod:`judgekit.errors` says how it is spelled).
 
         Example:
             >>> EnrichReport(filled=21, total=46, unmatched=["ruff-001", "ruff-002"]).message()
-            '--tasks: filled 21 of 46 results; no task found for 2 task ids: ruff-001, ruff-002'
+            '{option:tasks}: filled 21 of 46 results; no task found for 2 task ids: ruff-001, ruff-002'
         """
-        line = f"--tasks: filled {self.filled} of {self.total} results"
+        line = f"{{option:tasks}}: filled {self.filled} of {self.total} results"
         if self.unmatched:
             shown = ", ".join(self.unmatched[:limit])
             more = f" and {len(self.unmatched) - limit} more" if len(self.unmatched) > limit else ""
@@ -179,7 +180,7 @@ def _sources(paths: Sequence[str | Path]) -> Iterable[Path]:
 
 
 class TaskSources:
-    """Suite tasks and SWE-bench instances read from ``--tasks`` paths."""
+    """Suite tasks and SWE-bench instances read from task source paths."""
 
     def __init__(self, paths: Sequence[str | Path]) -> None:
         from judgekit.runs.suites import load_suite

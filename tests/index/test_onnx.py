@@ -11,16 +11,8 @@ from typing import Any
 
 import pytest
 
-from judgekit.index.onnx_export import (
-    FORMAT,
-    INT8_FILE,
-    META_FILE,
-    OnnxExport,
-    cache_dir_for,
-    ensure_int8_export,
-    find_export,
-    fingerprint,
-)
+from judgekit.index.onnx_cache import FORMAT, INT8_FILE, META_FILE, OnnxExport, cache_dir_for, find_export, fingerprint
+from judgekit.index.onnx_export import ensure_int8_export
 
 
 def _fake_model(tmp_path: Path) -> Path:

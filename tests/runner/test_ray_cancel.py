@@ -19,7 +19,7 @@ import pytest
 import judgekit.runner
 from judgekit.runner import AgentCommand, RunPlan, load_suite
 from judgekit.runner.ray_executor import _run_unit
-from judgekit.runner.run import plan_units, unit_runner
+from judgekit.runner.plan import plan_units, unit_runner
 from judgekit.runs.models import RunResult
 
 from .conftest import FIX_AGENT

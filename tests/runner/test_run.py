@@ -50,7 +50,7 @@ def test_prompts_of_the_arms_differ_only_by_the_context_block(suite_file, tmp_pa
     prompts.mkdir()
     agent = f"cp {{prompt_file}} {prompts}/{{arm}}.md"
     plan = RunPlan(agents={"*": AgentCommand(agent)}, arms=["baseline", "context"],
-                   context_provider="grep", mirror_dir=str(tmp_path / "m"))
+                   context_source="grep", mirror_dir=str(tmp_path / "m"))
     run_suite(load_suite(suite_file), plan, tmp_path / "run.jsonl")
     base = (prompts / "baseline.md").read_text()
     ctx = (prompts / "context.md").read_text()
@@ -228,7 +228,7 @@ def test_agent_for_an_unknown_arm_is_rejected(suite_file, tmp_path, capsys) -> N
 
 def test_context_arm_with_the_semantic_index_injects_and_scores_files(
         suite_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The default provider: the real index (packaged model, offline) feeds the context arm."""
+    """The default context source: the real index (packaged model, offline) feeds the context arm."""
     pytest.importorskip("sentence_transformers")
     prompts = tmp_path / "prompts"
     prompts.mkdir()

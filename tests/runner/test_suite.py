@@ -8,7 +8,7 @@ import pytest
 
 from judgekit.errors import InputError
 from judgekit.runner import load_suite
-from judgekit.runner.suite import SuiteTask
+from judgekit.runs.suites import SuiteTask
 
 ROOT = Path(__file__).resolve().parents[2]
 

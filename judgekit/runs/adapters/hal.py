@@ -349,7 +349,7 @@ def _task_ids(*sources: Iterable[str]) -> list[str]:
 
 def is_sab_dataset(document: Any) -> bool:
     """A ScienceAgentBench dataset: rows with ``instance_id`` and ``task_inst`` (a task
-    source for ``--tasks``, not a run file)."""
+    source, see :mod:`judgekit.runs.enrich`; not a run file)."""
     return (isinstance(document, list) and bool(document)
             and all(isinstance(x, dict) and {"instance_id", "task_inst"} <= set(x)
                     for x in document[:5]))

@@ -5,8 +5,8 @@ A sample's result is looked up in this order (the first that holds it wins):
 1. **judgekit's own scorer**: a score whose metadata holds ``judgekit_run``, a complete
    judgekit run result (``examples/embed_inspect_scorer.py`` writes it). It is validated and
    taken as it is (see :func:`embedded_run`); nothing below is looked up for it.
-2. **Keys the user named** (``InspectOptions.patch_keys`` / ``fix_keys``, the CLI's
-   ``--inspect-patch KEY`` / ``--inspect-fix KEY``), looked up in the scores' metadata, the
+2. **Keys the user named** (``InspectOptions.patch_keys`` / ``fix_keys``, options of the
+   command line too), looked up in the scores' metadata, the
    sample's store and the sample's metadata; a dotted key descends into nested objects.
 3. **The SWE-bench layout** (Inspect's port of SWE-bench): the agent's patch in a score's
    metadata ``model_patch``; the fix in the sample's metadata ``patch``, with ``test_patch``,

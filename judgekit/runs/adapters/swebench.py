@@ -8,8 +8,8 @@
   (``{instance_id: {"resolved": ..., "patch_successfully_applied": ...,
   "tests_status": {"FAIL_TO_PASS": {"success": [...], "failure": [...]},
   "PASS_TO_PASS": {...}}}}``), ``test_output.txt`` and ``run_instance.log`` beside it.
-  Found in ``logs/run_evaluation`` beside the predictions file, or where ``--swebench-logs``
-  points.
+  Found in ``logs/run_evaluation`` beside the predictions file, or in the logs directory
+  the adapter is given (``swebench_logs`` of :func:`~judgekit.runs.adapters.make_adapters`).
 - **Summary report** ``<model>.<run_id>.json`` beside the predictions (``resolved_ids``,
   ``unresolved_ids``, ``empty_patch_ids``, ``error_ids``, ``infra_failure_ids``): used for
   instances that have no ``report.json``. A report the harness flagged ``infra_failure``
@@ -18,7 +18,7 @@
 ``resolved`` is the pass; an instance whose fail-to-pass tests did not all pass (a test that
 did not run counts as not passed) is failed, whatever else the report says. Task fields
 (repository, problem statement, gold patch, FAIL_TO_PASS / PASS_TO_PASS) come from the
-dataset given with ``--tasks`` (see :mod:`judgekit.runs.enrich`).
+dataset given as a task source (see :mod:`judgekit.runs.enrich`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Run a suite: every task x arm x attempt, on an executor, written to a run file.
+"""The plan of a suite run, and carrying it out: every task x arm x attempt, on an
+executor, written to a run file.
 
 The run file is ``.jsonl`` (one result a line) or ``.json`` (one run document), chosen by
 its name (:class:`~judgekit.runner.results.RunWriter`). With ``resume`` the units already
@@ -23,7 +24,7 @@ from pathlib import Path
 from judgekit.errors import ConfigError
 from judgekit.runner.agent import AgentCommand
 from judgekit.runner.attempt import AttemptSettings
-from judgekit.runner.context import ContextProvider, get_provider
+from judgekit.runner.context import ContextSource, get_context_source
 from judgekit.runner.environment import CommandEnv
 from judgekit.runner.executors import Executor, get_executor
 from judgekit.runner.outcome import all_failed_notice
@@ -40,9 +41,10 @@ class RunPlan:
     """How to run a suite.
 
     ``agents`` maps each arm to its command; the key ``"*"`` is the default for arms not
-    listed. Arms in ``context_arms`` get retrieved code in their prompt. ``sandbox`` is the
-    sandbox every command runs in (no sandbox unless given; the CLI uses ``bwrap`` unless
-    told otherwise). ``env`` holds the variables given to the agent and to setup and test
+    listed. Arms in ``context_arms`` get code retrieved by ``context_source`` (``index``,
+    ``grep`` or a :class:`~judgekit.runner.context.ContextSource`) in their prompt.
+    ``sandbox`` is the sandbox every command runs in (no sandbox unless given; the CLI uses
+    ``bwrap`` unless told otherwise). ``env`` holds the variables given to the agent and to setup and test
     commands (secret-looking ones are redacted from the results); ``agent_binds`` are
     ``(source, destination)`` paths the agent sees read-only; ``agent_home`` is copied into
     the private HOME of each attempt before the agent starts.
@@ -58,7 +60,7 @@ class RunPlan:
     task_ids: list[str] | None = None
     mirror_dir: str | None = None
     context_arms: tuple[str, ...] = ("context",)
-    context_provider: str | ContextProvider = "index"
+    context_source: str | ContextSource = "index"
     context_max_tokens: int = 4000
     index_dir: str | None = None
     tmp_dir: str | None = None
@@ -79,7 +81,8 @@ class RunPlan:
     def agent_for(self, arm: str) -> AgentCommand:
         agent = self.agents.get(arm) or self.agents.get("*")
         if agent is None:
-            raise ConfigError(f"no agent command for arm {arm!r}: give --agent or --agent-for")
+            raise ConfigError(f"no agent command for arm {arm!r}: give {{option:agent}} or "
+                              "{option:agent_for}")
         return agent
 
 
@@ -112,14 +115,15 @@ def _validate(plan: RunPlan) -> None:
     if len(set(plan.arms)) != len(plan.arms):
         raise ConfigError("an arm is listed twice")
     if plan.attempts < 1 or plan.jobs < 1:
-        raise ConfigError("--attempts and --jobs must be at least 1")
+        raise ConfigError("{option:attempts} and {option:jobs} must be at least 1")
     unknown = [a for a in plan.agents if a != "*" and a not in plan.arms]
     if unknown:
-        raise ConfigError(f"--agent-for names arm(s) not in --arms: {', '.join(unknown)}")
+        raise ConfigError("{option:agent_for} names arm(s) not in {option:arms}: "
+                          + ", ".join(unknown))
     for arm in plan.arms:
         plan.agent_for(arm)
     if plan.tmp_dir is not None and not Path(plan.tmp_dir).is_dir():
-        raise ConfigError(f"--tmp-dir {plan.tmp_dir} is not an existing directory")
+        raise ConfigError(f"{{option:tmp_dir}} {plan.tmp_dir} is not an existing directory")
     if plan.agent_home is not None and not Path(plan.agent_home).is_dir():
         raise ConfigError(f"the agent's home {plan.agent_home} is not an existing directory")
     for source, dest in plan.agent_binds:
@@ -153,10 +157,10 @@ def plan_units(suite: Suite, plan: RunPlan) -> list[Unit]:
 
 def unit_runner(plan: RunPlan, run_id: str) -> UnitRunner:
     """The picklable runner every executor calls on each unit."""
-    provider: ContextProvider | None = None
+    source: ContextSource | None = None
     if any(a in plan.context_arms for a in plan.arms):
-        provider = (get_provider(plan.context_provider, index_dir=plan.index_dir)
-                    if isinstance(plan.context_provider, str) else plan.context_provider)
+        source = (get_context_source(plan.context_source, index_dir=plan.index_dir)
+                  if isinstance(plan.context_source, str) else plan.context_source)
     settings = AttemptSettings(
         agent=AgentCommand("true"), agent_timeout_s=plan.agent_timeout_s, model=plan.model,
         run_id=run_id, tmp_dir=plan.tmp_dir, depth=plan.depth,
@@ -166,7 +170,7 @@ def unit_runner(plan: RunPlan, run_id: str) -> UnitRunner:
         agent_home=plan.agent_home)
     agents = {arm: plan.agent_for(arm) for arm in plan.arms}
     return UnitRunner(settings=settings, agents=agents, context_arms=tuple(plan.context_arms),
-                      context=provider, mirror_dir=plan.mirror_dir)
+                      context=source, mirror_dir=plan.mirror_dir)
 
 
 def run_suite(
