@@ -12,9 +12,9 @@ Example:
     >>> from judgekit.errors import InputError
     >>> str(InputError("runs/a.json", "results[0].arm", "field required"))
     'runs/a.json: results[0].arm: field required'
-    >>> err = ConfigError("{option:workers} must be at least 1")
+    >>> err = ConfigError("{option:widgets} must be at least 1")
     >>> str(err), err.render(lambda name: "--" + name.replace("_", "-"))
-    ('workers must be at least 1', '--workers must be at least 1')
+    ('widgets must be at least 1', '--widgets must be at least 1')
 """
 
 from __future__ import annotations

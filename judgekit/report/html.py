@@ -36,7 +36,7 @@ from judgekit.summary import EvalSummary
 
 
 def _asset(name: str) -> str:
-    return resources.files("judgekit.report").joinpath("assets", name).read_text("utf-8")
+    return resources.files(__package__ or "").joinpath("assets", name).read_text("utf-8")
 
 
 def _warnings(inputs: ReportInputs) -> str:
