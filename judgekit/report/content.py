@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from judgekit.audit.aggregate import AuditRecord
-from judgekit.pairwise.report import PairRecord
+from judgekit.pairwise import PairRecord
 from judgekit.report.format import num, pct
 from judgekit.report.load import ReportInputs
 from judgekit.runs.models import RunResult

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from judgekit.pairwise.report import DimensionRecord, PairRecord
+from judgekit.pairwise import DimensionRecord, PairRecord
 from judgekit.report.content import ResultEntry, TaskView, task_views
 from judgekit.report.format import money, num, seconds
 from judgekit.report.html_judged import verdict_card

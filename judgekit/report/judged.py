@@ -2,7 +2,7 @@
 
 Read from the typed summary (``pairwise``, ``pairwise_ranking``, ``pairwise_run``, ``audit``
 of :class:`~judgekit.summary.EvalSummary`) and the typed records of ``pairwise.jsonl``
-(:class:`~judgekit.pairwise.report.PairRecord`) and ``audit.jsonl``
+(:class:`~judgekit.pairwise.records.PairRecord`) and ``audit.jsonl``
 (:class:`~judgekit.audit.aggregate.AuditRecord`).
 
 Example:

@@ -1,7 +1,7 @@
 """What a report is rendered from, taken from an :class:`EvalResult` or from an output directory.
 
 Everything is typed: the summary is an :class:`~judgekit.summary.EvalSummary`, the records
-are :class:`~judgekit.pairwise.report.PairRecord` and
+are :class:`~judgekit.pairwise.records.PairRecord` and
 :class:`~judgekit.audit.aggregate.AuditRecord`, each built with ``model_validate``, from the
 objects in memory or from the lines on disk.
 
@@ -29,7 +29,7 @@ from pydantic import BaseModel
 from judgekit.audit.aggregate import AuditRecord
 from judgekit.errors import InputError
 from judgekit.io import json_lines
-from judgekit.pairwise.report import PairRecord
+from judgekit.pairwise import PairRecord
 from judgekit.report.calibration import CalibrationFile, read_calibration
 from judgekit.runs.load import read_jsonl
 from judgekit.runs.models import RunResult

@@ -130,7 +130,7 @@ def test_judged_details_ranking_run_lines_and_evidence_check(judged_dir):
 def test_constructed_records_match_the_real_record_models(judged_dir):
     """The fixture's records are valid lines of pairwise.jsonl and audit.jsonl."""
     from judgekit.audit.aggregate import AuditRecord
-    from judgekit.pairwise.report import PairRecord
+    from judgekit.pairwise import PairRecord
 
     inputs = load_report_dir(judged_dir)
     for rec in inputs.pairwise:
