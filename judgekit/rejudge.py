@@ -229,7 +229,8 @@ def rejudge(output: JudgedOutput, judges: Sequence[Any], *, replace: bool = Fals
     assert summary.pairwise_run is not None  # checked on loading
     options = options or PairwiseOptions()
     jury = summary.pairwise.jury if summary.pairwise is not None else None
-    rule = rule or (jury.rule if jury is not None else None) or "majority"  # type: ignore[assignment]
+    rule = rule or (jury.rule if jury is not None else None) or "majority"  # type: ignore
+
     options = options.model_copy(update={"jury_rule": rule})
     priors = {p.label: p for p in prior_judges(output)}
     labels = new_labels(judges, list(priors))

@@ -1,6 +1,6 @@
 """From judge outcomes to audit records: majority over samples, then per-task aggregation.
 
-A result judged ``N`` times (``--samples N``) gets the majority score of its valid samples
+A result judged ``N`` times (``samples=N``) gets the majority score of its valid samples
 (a tie counts as 0: a defect claim needs a majority) and the share of samples agreeing with
 it. A task is a *suspected defective item* when at least ``min_runs`` independent results
 blame the same defect category, those results are a majority of the task's valid verdicts,

@@ -96,7 +96,8 @@ def _normalise_type(rubric: Rubric, value: Any) -> str:
     return rubric.category_name(value) or value
 
 
-def _pairs(runs: Sequence[RunResult], summary: ScoreSummary) -> list[tuple[RunResult, ScoredResult]]:
+def _pairs(runs: Sequence[RunResult], summary: ScoreSummary
+           ) -> list[tuple[RunResult, ScoredResult]]:
     if len(runs) == len(summary.results):
         return list(zip(runs, summary.results))
     index = {ResultKey.of(s): s for s in summary.results}
@@ -154,9 +155,9 @@ def run_audit(runs: Sequence[RunResult], summary: ScoreSummary, engine: Engine,
     decode = decoding_schema([c.name for c in rubric.categories], NONE_TYPE)
     sys_tokens = estimate_tokens(system)
     if opts.max_input_tokens < sys_tokens + MIN_ITEM_TOKENS:
-        raise ConfigError(f"{{option:max_input_tokens}} {opts.max_input_tokens} is too small: rubric "
-                          f"{rubric.id!r} alone takes about {sys_tokens} tokens; use at least "
-                          f"{sys_tokens + MIN_ITEM_TOKENS}")
+        raise ConfigError(f"{{option:max_input_tokens}} {opts.max_input_tokens} is too small: "
+                          f"rubric {rubric.id!r} alone takes about {sys_tokens} tokens; use at "
+                          f"least {sys_tokens + MIN_ITEM_TOKENS}")
     pairs = _pairs(runs, summary)
     audited = [(i, r, s) for i, (r, s) in enumerate(pairs) if not passed(r, s)]
     requests: list[JudgeRequest] = []

@@ -63,20 +63,35 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _rejudge(args: argparse.Namespace) -> int:
+    """A judged output given as PATH: judge it again, then close as any judging."""
+    from judgekit.cli._rejudge import run_rejudge
+
+    done = run_rejudge(args)
+    if done is None:  # a dry run: nothing to finish
+        return 0
+    return finish(args, done.result, done.summary, done.report, out=done.out,
+                  skipped=False, pairwise=True, audit=done.result.audit is not None)
+
+
+def _steps(args: argparse.Namespace, *, pairwise: bool, audit: bool) -> list[Any]:
+    """The judging steps the options ask for, with their options."""
+    from judgekit.evaluate import judging_steps
+
+    return judging_steps(
+        pairwise=pairwise, audit=audit,
+        pairwise_options=_pairwise().pairwise_options_from_args(args) if pairwise else None,
+        audit_options=_audit().audit_options_from_args(args) if audit else None)
+
+
 def run(args: argparse.Namespace) -> int:
     from judgekit.report.outdir import is_judged_output
 
     if any(is_judged_output(p) for p in args.paths):
-        from judgekit.cli._rejudge import run_rejudge
-
-        done = run_rejudge(args)
-        if done is None:  # a dry run: nothing to finish
-            return 0
-        return finish(args, done.result, done.summary, done.report, out=done.out,
-                      skipped=False, pairwise=True, audit=done.result.audit is not None)
+        return _rejudge(args)
     from judgekit.cli._output import tasks_line
     from judgekit.cli._pipeline import inputs_of
-    from judgekit.evaluate import judging_steps, run_pipeline
+    from judgekit.evaluate import run_pipeline
     from judgekit.summary import summary_of
 
     configs = _engine().configs_from_args(args)
@@ -90,10 +105,7 @@ def run(args: argparse.Namespace) -> int:
     announce_similarity(args)
     captured = io.StringIO()
     source, load_kwargs = inputs_of(args)
-    steps = judging_steps(
-        pairwise=pairwise, audit=audit,
-        pairwise_options=_pairwise().pairwise_options_from_args(args) if pairwise else None,
-        audit_options=_audit().audit_options_from_args(args) if audit else None)
+    steps = _steps(args, pairwise=pairwise, audit=audit)
     prepared = None
     if args.out and not dry_run:  # the report's diffs are rendered while the calls wait
         from judgekit.report.prepare import PreparedParts
