@@ -97,7 +97,7 @@ def bodies_of(run_file: Path, url: str) -> list[dict]:
     from judgekit.engine import EngineConfig
     from judgekit.engine.providers.anthropic import AnthropicProvider
     from judgekit.pairwise.pairs import collect, plan_pairs
-    from judgekit.pairwise.run import build_requests
+    from judgekit.pairwise.step import build_requests
     from judgekit.pairwise.options import PairwiseOptions
     from judgekit.runs.load import load_runs
     from judgekit.scoring.score import score

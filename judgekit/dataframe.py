@@ -18,6 +18,7 @@ from judgekit.audit.aggregate import AuditRecord
 from judgekit.errors import ConfigError
 from judgekit.report.judged import verdict_of
 from judgekit.report.load import ReportInputs, load_report_dir
+from judgekit.runs.models import ResultKey
 
 if TYPE_CHECKING:
     import pandas
@@ -65,11 +66,11 @@ def _audit_cols(rec: AuditRecord | None) -> dict[str, Any]:
 
 def result_rows(inputs: ReportInputs) -> list[dict[str, Any]]:
     """The rows of the ``results`` table as plain dictionaries (no pandas needed)."""
-    audit: dict[tuple[str, str, int, str | None], AuditRecord] = {}
+    audit: dict[ResultKey, AuditRecord] = {}
     for rec in inputs.audit:
-        key = (rec.task_id, rec.arm, rec.attempt)
-        audit[(*key, rec.run_id)] = rec
-        audit.setdefault((*key, None), rec)
+        key = ResultKey.of(rec)
+        audit[key] = rec
+        audit.setdefault(key._replace(run_id=None), rec)
     rows = []
     for r in inputs.summary.results:
         data = r.model_dump()
@@ -77,8 +78,8 @@ def result_rows(inputs: ReportInputs) -> list[dict[str, Any]]:
         row["n_files_touched"] = len(r.files_touched)
         row["n_ground_truth_files"] = len(r.ground_truth_files)
         if inputs.audit:
-            key = (r.task_id, r.arm, r.attempt)
-            row.update(_audit_cols(audit.get((*key, r.run_id)) or audit.get((*key, None))))
+            key = ResultKey.of(r)
+            row.update(_audit_cols(audit.get(key) or audit.get(key._replace(run_id=None))))
         rows.append(row)
     return rows
 

@@ -1,5 +1,11 @@
 """``evaluate``: load → score → judge pairs → audit failures, in one call.
 
+The evaluation is one pipeline, :func:`run_pipeline`: load and score the results, then run
+a list of steps (:class:`judgekit.steps.Step`), each returning a
+:class:`judgekit.steps.StepResult`. :func:`evaluate` runs :func:`judging_steps`; the
+``score``, ``judge`` and ``audit`` commands run the same pipeline with their own steps
+(none, pairwise and audit, the audit alone).
+
 Example:
     >>> from judgekit import evaluate
     >>> result = evaluate(["examples/bobbin"])          # doctest: +SKIP
@@ -11,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from judgekit import stats
 from judgekit.diffs import DEFAULT_INFRA_PATHS
@@ -24,48 +30,40 @@ from judgekit.runs.models import RunResult
 from judgekit.scoring.models import ScoredResult, ScoreSummary
 from judgekit.scoring.score import Similarity, score, score_rows, summarise
 from judgekit.scoring.stream import iter_scored
+from judgekit.steps import Step, StepResult
 
-
-class JudgedPart(Protocol):
-    """What a judging step (pairwise, audit) hands back to :class:`EvalResult`."""
-
-    def summary_entries(self) -> dict[str, Any]:
-        """Top-level entries it adds to ``summary.json`` (e.g. ``{"pairwise": {...}}``)."""
-        ...
-
-    @property
-    def records(self) -> Sequence[Any]:
-        """Its per-item records (``PairRecord`` or ``AuditRecord``)."""
-        ...
-
-    def records_jsonl(self) -> str:
-        """Its per-item records, one JSON object a line."""
-        ...
+if TYPE_CHECKING:
+    from judgekit.audit.options import AuditOptions
+    from judgekit.pairwise.options import PairwiseOptions
 
 
 @dataclass
 class EvalResult:
-    """Everything one evaluation produced. ``summary_dict()`` is what ``summary.json`` holds."""
+    """Everything one evaluation produced: the score summary, the loaded results, and the
+    result of each judging step that ran (:func:`judgekit.summary.summary_of` composes
+    ``summary.json`` from them)."""
 
     summary: ScoreSummary
     runs: list[RunResult] = field(default_factory=list, repr=False)
-    pairwise: JudgedPart | None = None
-    audit: JudgedPart | None = None
+    pairwise: StepResult[Any, Any] | None = None
+    audit: StepResult[Any, Any] | None = None
     notes: list[str] = field(default_factory=list)
     enrichment: EnrichReport | None = None
     #: the judge model, how it was asked and what it received (``summary["judge"]``).
     judge: JudgeRun | None = None
+    #: results of steps other than pairwise judging and the audit, in the order they ran.
+    others: list[StepResult[Any, Any]] = field(default_factory=list)
 
-    def summary_dict(self) -> dict[str, Any]:
-        data = self.summary.model_dump(mode="json")
-        for part in (self.pairwise, self.audit):
-            if part is not None:
-                data.update(part.summary_entries())
-        if self.judge is not None:
-            data["judge"] = self.judge.model_dump(mode="json")
-        if self.notes:
-            data["notes"] = list(self.notes)
-        return data
+    def steps(self) -> list[StepResult[Any, Any]]:
+        """The judging steps' results, in the order ``summary.json`` lists their entries."""
+        return [p for p in (self.pairwise, self.audit) if p is not None] + self.others
+
+    def add(self, part: StepResult[Any, Any]) -> None:
+        """Keep a step's result under its name."""
+        if part.name in ("pairwise", "audit"):
+            setattr(self, part.name, part)
+        else:
+            self.others.append(part)
 
 
 def _similarity(enabled: bool) -> Similarity | None:
@@ -103,6 +101,72 @@ class _Pending:
             yield from then(result)
 
 
+@dataclass
+class Judging:
+    """What a judging step is given: the loaded results, their scores and the judges."""
+
+    runs: list[RunResult]
+    #: the scored rows (what pairing reads), ready before the statistics are.
+    rows: Sequence[ScoredResult]
+    #: the first judge's :class:`~judgekit.engine.Engine`.
+    engine: Any
+    #: every judge's :class:`~judgekit.engine.EngineConfig`; more than one is a jury.
+    configs: list[Any]
+    exclude: Sequence[str]
+    scored: Callable[[], ScoreSummary] = field(repr=False)
+
+    @property
+    def summary(self) -> ScoreSummary:
+        """The score summary (made when first needed)."""
+        return self.scored()
+
+
+@dataclass
+class PairwiseStep:
+    """Pairwise judging by flip-and-draw; by a jury when several judges are given."""
+
+    options: PairwiseOptions | None = None
+    name: str = "pairwise"
+
+    def run(self, inputs: Judging) -> StepResult[Any, Any]:
+        if len(inputs.configs) > 1:
+            return _judge_by_jury(inputs, self.options)
+        from judgekit.pairwise import run_pairwise
+
+        return run_pairwise(inputs.runs, inputs.rows, inputs.engine, self.options,
+                            exclude=inputs.exclude)
+
+
+@dataclass
+class AuditStep:
+    """The audit of failed results: the first judge's, or with ``jury`` each judge's, the
+    majority classifying each result."""
+
+    options: AuditOptions | None = None
+    jury: bool = False
+    name: str = "audit"
+
+    def run(self, inputs: Judging) -> StepResult[Any, Any]:
+        if self.jury and len(inputs.configs) > 1:
+            return _audit_by_jury(inputs, self.options)
+        from judgekit.audit import run_audit
+
+        return run_audit(inputs.runs, inputs.summary, inputs.engine, self.options)
+
+
+def judging_steps(*, pairwise: bool = True, audit: bool = True,
+                  pairwise_options: PairwiseOptions | None = None,
+                  audit_options: AuditOptions | None = None,
+                  audit_jury: bool = False) -> list[Step[Judging]]:
+    """The judging steps :func:`evaluate` runs: pairwise judging, then the audit."""
+    steps: list[Step[Judging]] = []
+    if pairwise:
+        steps.append(PairwiseStep(pairwise_options))
+    if audit:
+        steps.append(AuditStep(audit_options, jury=audit_jury))
+    return steps
+
+
 def evaluate(
     paths: str | Path | Sequence[str | Path] | Sequence[RunResult],
     *,
@@ -113,8 +177,8 @@ def evaluate(
     mixed_models: bool = False,
     seed: int | None = None,
     similarity: bool = False,
-    pairwise_options: Any | None = None,
-    audit_options: Any | None = None,
+    pairwise_options: PairwiseOptions | None = None,
+    audit_options: AuditOptions | None = None,
     tasks: Sequence[str | Path] | None = None,
     keep_runs: bool = True,
     adapters: Sequence[Adapter] | None = None,
@@ -140,31 +204,71 @@ def evaluate(
     ``tasks``) scores results as they are read and keeps none of them in ``runs``: memory
     then holds scores, not diffs.
     """
-    load_warnings: list[str] = []
+    steps = judging_steps(pairwise=pairwise, audit=audit, pairwise_options=pairwise_options,
+                          audit_options=audit_options, audit_jury=audit_jury)
+    return run_pipeline(paths, steps, judge=judge, exclude=exclude, mixed_models=mixed_models,
+                        seed=seed, similarity=similarity, tasks=tasks, keep_runs=keep_runs,
+                        adapters=adapters, while_judging=while_judging)
+
+
+Source = str | Path | Sequence[str | Path] | Sequence[RunResult]
+
+
+def _given_results(paths: Source) -> bool:
+    return isinstance(paths, (list, tuple)) and bool(paths) and isinstance(paths[0], RunResult)
+
+
+def _streamed(paths: Source, *, exclude: Sequence[str], adapters: Sequence[Adapter] | None,
+              mixed_models: bool, seed: int) -> EvalResult:
+    """Scores only, each result scored as it is read and none of them kept."""
+    report = LoadReport()
+    with collector_paused():
+        rows = list(iter_scored(paths, exclude=exclude,  # type: ignore[arg-type]
+                                report=report, adapters=adapters))
+        if not rows:
+            raise no_results(paths, report.warnings)  # type: ignore[arg-type]
+        return EvalResult(summary=summarise(rows, mixed_models=mixed_models, seed=seed,
+                                            load_warnings=report.warnings))
+
+
+def _loaded(paths: Source, adapters: Sequence[Adapter] | None
+            ) -> tuple[list[RunResult], list[str]]:
+    if _given_results(paths):
+        return list(paths), []  # type: ignore[arg-type]
+    report = load_runs_report(paths, adapters=adapters)  # type: ignore[arg-type]
+    return report.results, report.warnings
+
+
+def run_pipeline(
+    paths: Source,
+    steps: Sequence[Step[Judging]] = (),
+    *,
+    judge: Any | None = None,
+    exclude: Sequence[str] = DEFAULT_INFRA_PATHS,
+    mixed_models: bool = False,
+    seed: int | None = None,
+    similarity: bool = False,
+    tasks: Sequence[str | Path] | None = None,
+    keep_runs: bool = True,
+    adapters: Sequence[Adapter] | None = None,
+    while_judging: Callable[[EvalResult], Iterable[object]] | None = None,
+) -> EvalResult:
+    """Load, score, then run ``steps`` in order with the judge(s) ``judge``: the pipeline of
+    :func:`evaluate` and of the ``score``, ``judge`` and ``audit`` commands, which differ
+    only in their steps. Without a judge or without steps only scoring runs."""
     sim = _similarity(similarity)
     seed_value = stats.DEFAULT_SEED if seed is None else seed
-    if not keep_runs and judge is None and not tasks and sim is None and not (
-            isinstance(paths, (list, tuple)) and paths and isinstance(paths[0], RunResult)):
-        report = LoadReport()
-        with collector_paused():
-            rows = list(iter_scored(paths, exclude=exclude,  # type: ignore[arg-type]
-                                    report=report, adapters=adapters))
-            if not rows:
-                raise no_results(paths, report.warnings)  # type: ignore[arg-type]
-            return EvalResult(summary=summarise(rows, mixed_models=mixed_models,
-                                                seed=seed_value,
-                                                load_warnings=report.warnings))
-    if isinstance(paths, (list, tuple)) and paths and isinstance(paths[0], RunResult):
-        runs = list(paths)  # type: ignore[arg-type]
-    else:
-        report = load_runs_report(paths, adapters=adapters)  # type: ignore[arg-type]
-        runs, load_warnings = report.results, report.warnings
+    if not keep_runs and judge is None and not tasks and sim is None and not _given_results(
+            paths):
+        return _streamed(paths, exclude=exclude, adapters=adapters,
+                         mixed_models=mixed_models, seed=seed_value)
+    runs, load_warnings = _loaded(paths, adapters)
     enrichment = None
     if tasks:
         from judgekit.runs.enrich import enrich_tasks
 
         enrichment = enrich_tasks(runs, tasks)
-    judging = judge is not None and (pairwise or audit)
+    judging = judge is not None and bool(steps)
     if sim is not None or not judging:
         summary = score(runs, exclude=exclude, mixed_models=mixed_models, seed=seed_value,
                         similarity=sim, load_warnings=load_warnings)
@@ -175,45 +279,40 @@ def evaluate(
         rows = score_rows(runs, exclude=exclude)
         pending = _Pending(runs, enrichment, rows=rows, make=lambda: summarise(
             rows, mixed_models=mixed_models, seed=seed_value, load_warnings=load_warnings))
+    return _run_steps(pending, runs, steps, judge, exclude=exclude, while_judging=while_judging)
+
+
+def _run_steps(pending: _Pending, runs: list[RunResult], steps: Sequence[Step[Judging]],
+               judge: Any, *, exclude: Sequence[str],
+               while_judging: Callable[[EvalResult], Iterable[object]] | None) -> EvalResult:
+    """Each step in turn, with one engine (the first judge's) for them all."""
     from judgekit.engine import Engine, EngineConfig
 
     configs = [j if isinstance(j, EngineConfig) else EngineConfig(model=str(j))
                for j in (judge if isinstance(judge, (list, tuple)) else [judge])]
-    config = configs[0]
-    engine = Engine(config)
+    engine = Engine(configs[0])
     engine.between_calls(pending.steps(while_judging))
-    judged = None
-    if pairwise and len(configs) > 1:
-        judged = _judge_by_jury(runs, pending.rows, engine, configs, pairwise_options,
-                                exclude=exclude)
-    elif pairwise:
-        from judgekit.pairwise import run_pairwise
-
-        judged = run_pairwise(runs, pending.rows, engine, pairwise_options, exclude=exclude)
+    inputs = Judging(runs=runs, rows=pending.rows, engine=engine, configs=configs,
+                     exclude=exclude, scored=lambda: pending.result().summary)
+    parts = [step.run(inputs) for step in steps]
     result = pending.result()
-    result.pairwise = judged
-    if audit and audit_jury and len(configs) > 1:
-        result.audit = _audit_by_jury(runs, result.summary, engine, configs, audit_options)
-    elif audit:
-        from judgekit.audit import run_audit
-
-        result.audit = run_audit(runs, result.summary, engine, audit_options)
-    if not config.dry_run:
+    for part in parts:
+        result.add(part)
+    if not configs[0].dry_run:
         result.judge = engine.judge_run()
     return result
 
 
-def _judge_by_jury(runs: Sequence[RunResult], rows: Sequence[ScoredResult], first: Any,
-                   configs: Sequence[Any], options: Any | None, *,
-                   exclude: Sequence[str]) -> JudgedPart:
-    """Pairwise judging by each judge in turn (``first`` is the first judge's engine), then
+def _judge_by_jury(inputs: Judging, options: PairwiseOptions | None) -> StepResult[Any, Any]:
+    """Pairwise judging by each judge in turn (the first with the pipeline's engine), then
     the jury's verdicts. A cost cap holds for the jury as a whole: each judge may spend
     what the judges before it left."""
     from judgekit.engine import Engine
     from judgekit.pairwise import PairwiseOptions, run_pairwise
-    from judgekit.pairwise.jury import Juror, JuryReport, juror_labels
+    from judgekit.pairwise.jury import Juror, JuryResult, juror_labels
 
     options = options or PairwiseOptions()
+    first, configs = inputs.engine, inputs.configs
     labels = juror_labels([(c.model, c.base_url) for c in configs])
     jurors, spent = [], 0.0
     for k, (label, config) in enumerate(zip(labels, configs)):
@@ -223,27 +322,27 @@ def _judge_by_jury(runs: Sequence[RunResult], rows: Sequence[ScoredResult], firs
                 left = max(config.max_cost_usd - spent, 1e-9)
                 config = config.model_copy(update={"max_cost_usd": left})
             engine = Engine(config)
-        report = run_pairwise(runs, rows, engine, options, exclude=exclude)
+        own = run_pairwise(inputs.runs, inputs.rows, engine, options, exclude=inputs.exclude)
         spent += engine.spent_usd
-        jurors.append(Juror(label, config.model, config.base_url, report))
+        jurors.append(Juror(label, config.model, config.base_url, own))
     cap, others = first.config.max_cost_usd, spent - first.spent_usd
     if cap is not None and others > 0:  # what the first judge's engine does next (the
         # audit) may spend only what the whole jury left
         first.config = first.config.model_copy(
             update={"max_cost_usd": max(cap - others, 1e-9)})
-    return JuryReport(jurors, rule=options.jury_rule)
+    return JuryResult(jurors, rule=options.jury_rule)
 
 
-def _audit_by_jury(runs: Sequence[RunResult], summary: ScoreSummary, first: Any,
-                   configs: Sequence[Any], options: Any | None) -> JudgedPart:
-    """The audit by each judge in turn (``first`` is the first judge's engine), then the
+def _audit_by_jury(inputs: Judging, options: AuditOptions | None) -> StepResult[Any, Any]:
+    """The audit by each judge in turn (the first with the pipeline's engine), then the
     jury's classification; a cost cap holds for the jury as a whole."""
     from judgekit.audit import AuditOptions, run_audit
-    from judgekit.audit.jury import AuditJuror, AuditJuryReport
+    from judgekit.audit.jury import AuditJuror, AuditJuryResult
     from judgekit.engine import Engine
     from judgekit.pairwise.jury import juror_labels
 
     options = options or AuditOptions()
+    first, configs = inputs.engine, inputs.configs
     labels = juror_labels([(c.model, c.base_url) for c in configs])
     jurors, spent = [], first.spent_usd
     for k, (label, config) in enumerate(zip(labels, configs)):
@@ -254,7 +353,11 @@ def _audit_by_jury(runs: Sequence[RunResult], summary: ScoreSummary, first: Any,
                     update={"max_cost_usd": max(config.max_cost_usd - spent, 1e-9)})
             engine = Engine(config)
         before = engine.spent_usd
-        report = run_audit(runs, summary, engine, options)
+        own = run_audit(inputs.runs, inputs.summary, engine, options)
         spent += engine.spent_usd - before
-        jurors.append(AuditJuror(label, config.model, config.base_url, report))
-    return AuditJuryReport(jurors, min_runs=options.min_runs)
+        jurors.append(AuditJuror(label, config.model, config.base_url, own))
+    return AuditJuryResult(jurors, min_runs=options.min_runs)
+
+
+__all__ = ["AuditStep", "EvalResult", "Judging", "PairwiseStep", "evaluate", "judging_steps",
+           "run_pipeline"]

@@ -27,23 +27,28 @@ Example:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from judgekit.audit.aggregate import AuditRecord
+from judgekit.audit.models import AuditStepSummary, AuditSummary
 from judgekit.diffs import DEFAULT_INFRA_PATHS
 from judgekit.errors import ConfigError, InputError
-from judgekit.evaluate import EvalResult, JudgedPart
-from judgekit.pairwise.jury import Juror, JuryReport, JuryRule, juror_labels
+from judgekit.evaluate import EvalResult
+from judgekit.pairwise.jury import Juror, JuryResult, JuryRule, juror_labels
+from judgekit.pairwise.models import PairwiseStepSummary, PairwiseSummary
 from judgekit.pairwise.options import PairwiseOptions
 from judgekit.pairwise.pairs import PlannedPair, collect, plan_pairs
-from judgekit.pairwise.report import PairRecord, PairwiseReport
-from judgekit.pairwise.run import shows_reference
+from judgekit.pairwise.records import PairRecord
+from judgekit.pairwise.result import PairwiseResult
 from judgekit.pairwise.size import patch_size
+from judgekit.pairwise.step import shows_reference
 from judgekit.report.load import ReportInputs, load_report_dir
 from judgekit.scoring.models import ScoreSummary
+from judgekit.steps import StepResult
+from judgekit.summary import EvalSummary
 
 __all__ = ["JudgedOutput", "is_judged_output", "load_judged_output", "rejudge"]
 
@@ -58,8 +63,11 @@ class JudgedOutput:
 
     path: Path
     inputs: ReportInputs
-    summary: dict[str, Any]
-    """``summary.json`` as written (each judge's entries are reused as they are)."""
+
+    @property
+    def summary(self) -> EvalSummary:
+        """``summary.json`` (each judge's entries are reused as they are)."""
+        return self.inputs.summary
 
 
 def load_judged_output(path: str | Path) -> JudgedOutput:
@@ -72,11 +80,10 @@ def load_judged_output(path: str | Path) -> JudgedOutput:
     inputs = load_report_dir(out)
     if not inputs.runs:
         raise InputError(out / "runs.jsonl", None, "holds no results to judge")
-    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     if inputs.summary.pairwise_run is None:
         raise InputError(out / "summary.json", "pairwise_run", "missing: no pairwise judging "
                                                                "to add a judge to")
-    return JudgedOutput(out, inputs, summary)
+    return JudgedOutput(out, inputs)
 
 
 @dataclass
@@ -87,7 +94,7 @@ class _Prior:
     model: str
     base_url: str | None
     records: list[PairRecord]
-    entries: dict[str, Any]
+    entries: PairwiseStepSummary
 
 
 def _own_records(records: Sequence[PairRecord], label: str) -> list[PairRecord]:
@@ -103,26 +110,34 @@ def _own_records(records: Sequence[PairRecord], label: str) -> list[PairRecord]:
     return out
 
 
+def _sole_judge(summary: EvalSummary, records: list[PairRecord]) -> _Prior:
+    """The one judge of an output judged without a jury."""
+    assert summary.pairwise_run is not None  # checked on loading
+    pairwise = summary.pairwise or PairwiseSummary()
+    entries = PairwiseStepSummary(
+        pairwise=pairwise.model_copy(update={"jury": None}), pairwise_run=summary.pairwise_run)
+    for key in ("pairwise_size", "pairwise_ranking"):
+        if key in summary.model_fields_set:
+            setattr(entries, key, getattr(summary, key))
+    model = summary.pairwise_run.judge or "judge"
+    base_url = summary.judge.base_url if summary.judge is not None else None
+    return _Prior(model, model, base_url, records, entries)
+
+
 def prior_judges(output: JudgedOutput) -> list[_Prior]:
     """The output's judges, in its order."""
-    data, records = output.summary, output.inputs.pairwise
-    jury = (data.get("pairwise") or {}).get("jury")
+    summary, records = output.summary, output.inputs.pairwise
+    jury = summary.pairwise.jury if summary.pairwise is not None else None
     if jury is None:
-        pairwise = {k: v for k, v in (data.get("pairwise") or {}).items() if k != "jury"}
-        entries = {"pairwise": pairwise, "pairwise_run": data["pairwise_run"]}
-        for key in ("pairwise_size", "pairwise_ranking"):
-            if key in data:
-                entries[key] = data[key]
-        model = data["pairwise_run"].get("judge") or "judge"
-        judge = data.get("judge") or {}
-        return [_Prior(model, model, judge.get("base_url"), list(records), entries)]
+        return [_sole_judge(summary, list(records))]
     priors = []
-    for label in jury["judges"]:
-        m = jury["members"][label]
-        entries = {"pairwise": {**m["pairs"], "judge_reliability": m["judge_reliability"]},
-                   "pairwise_size": m.get("size_control") or {}, "pairwise_run": m["run"]}
-        priors.append(_Prior(label, m["model"], m.get("base_url"),
-                             _own_records(records, label), entries))
+    for label in jury.judges:
+        m = jury.members[label]
+        entries = PairwiseStepSummary(
+            pairwise=PairwiseSummary(judge_reliability=m.judge_reliability, **m.pairs),
+            pairwise_size=m.size_control or {}, pairwise_run=m.run)
+        priors.append(_Prior(label, m.model, m.base_url, _own_records(records, label),
+                             entries))
     return priors
 
 
@@ -153,25 +168,25 @@ def _check_plan(pairs: Sequence[PlannedPair], records: Sequence[PairRecord],
 
 
 @dataclass
-class KeptAudit:
-    """The output's audit, carried over unchanged (a ``JudgedPart``)."""
+class KeptAudit(StepResult[AuditRecord, AuditStepSummary]):
+    """The output's audit, carried over unchanged."""
 
-    records: list[Any]
-    summary: dict[str, Any]
+    name: ClassVar[str] = "audit"
+    records_file: ClassVar[str | None] = "audit.jsonl"
+
+    records: list[AuditRecord]
+    counts: AuditSummary
     #: not run now: its failures were told when it ran, and are not this run's.
     carried_over: bool = True
 
-    def summary_entries(self) -> dict[str, Any]:
-        return {"audit": json.loads(json.dumps(self.summary))}
-
-    def records_jsonl(self) -> str:
-        return "".join(r.model_dump_json() + "\n" for r in self.records)
+    def _summarise(self) -> AuditStepSummary:
+        return AuditStepSummary(audit=self.counts)
 
 
-def _prior_report(prior: _Prior, common: dict[str, Any]) -> PairwiseReport:
-    report = PairwiseReport(records=prior.records, judge=prior.model, **common)
-    report._entries = prior.entries  # its statistics as the output has them
-    return report
+def _prior_result(prior: _Prior, common: dict[str, Any]) -> PairwiseResult:
+    result = PairwiseResult(records=prior.records, judge=prior.model, **common)
+    result.keep_summary(prior.entries)  # its statistics as the output has them
+    return result
 
 
 def _ask(configs: Sequence[Any], labels: Sequence[str], output: JudgedOutput,
@@ -187,11 +202,11 @@ def _ask(configs: Sequence[Any], labels: Sequence[str], output: JudgedOutput,
             config = config.model_copy(
                 update={"max_cost_usd": max(config.max_cost_usd - spent, 1e-9)})
         engine = Engine(config)
-        report = run_pairwise(output.inputs.runs, output.inputs.summary.results, engine,
-                              options, exclude=exclude)
+        own = run_pairwise(output.inputs.runs, output.inputs.summary.results, engine,
+                           options, exclude=exclude)
         spent += engine.spent_usd
         engines.append(engine)
-        jurors.append(Juror(label, config.model, config.base_url, report))
+        jurors.append(Juror(label, config.model, config.base_url, own))
     return jurors, engines
 
 
@@ -210,37 +225,34 @@ def rejudge(output: JudgedOutput, judges: Sequence[Any], *, replace: bool = Fals
     None means the output's; ``rule`` None the output's (else majority)."""
     if not judges:
         raise ConfigError("give the judge(s) to add")
-    data, inputs = output.summary, output.inputs
-    old_run = data["pairwise_run"]
+    summary, inputs = output.summary, output.inputs
+    assert summary.pairwise_run is not None  # checked on loading
     options = options or PairwiseOptions()
-    jury = (data.get("pairwise") or {}).get("jury") or {}
-    rule = rule or jury.get("rule") or "majority"
+    jury = summary.pairwise.jury if summary.pairwise is not None else None
+    rule = rule or (jury.rule if jury is not None else None) or "majority"  # type: ignore
+
     options = options.model_copy(update={"jury_rule": rule})
     priors = {p.label: p for p in prior_judges(output)}
     labels = new_labels(judges, list(priors))
-    if replace:
-        order = labels
-    else:
-        order = list(priors) + [label for label in labels if label not in priors]
+    order = labels if replace else list(priors) + [x for x in labels if x not in priors]
     asked = [(label, c) for label, c in zip(labels, judges) if label not in priors]
     tasks, notes = collect(inputs.runs, inputs.summary.results, exclude=exclude)
     pairs = plan_pairs(tasks, pairs=options.pairs, select=options.select)
     _check_plan(pairs, inputs.pairwise, options, output.path)
     new, engines = _ask([c for _, c in asked], [label for label, _ in asked], output,
                         options, exclude)
-    if new and new[0].report.dry_run:
-        part: JudgedPart = new[0].report if len(new) == 1 else JuryReport(new, rule=rule)
-        return _result(output, part)
+    if new and new[0].result.dry_run:
+        return _result(output, new[0].result if len(new) == 1 else JuryResult(new, rule=rule))
     common: dict[str, Any] = dict(
-        select=old_run.get("select", options.select), notes=list(notes),
+        select=summary.pairwise_run.select, notes=list(notes),
         threshold=options.reliability_threshold, seed=options.seed,
         sizes=[(patch_size(p.a.diff), patch_size(p.b.diff)) for p in pairs])
     made = {j.label: j for j in new}
     jurors = [made[label] if label in made else Juror(
         label, priors[label].model, priors[label].base_url,
-        _prior_report(priors[label], common)) for label in order]
+        _prior_result(priors[label], common)) for label in order]
     reused = [label for label in order if label not in made]
-    part = jurors[0].report if len(jurors) == 1 else JuryReport(
+    part = jurors[0].result if len(jurors) == 1 else JuryResult(
         jurors, rule=rule, notes=[f"verdicts of {', '.join(reused)} reused from the judged "
                                   "output (no call)"] if reused and new else [],
         reused=reused)
@@ -250,12 +262,13 @@ def rejudge(output: JudgedOutput, judges: Sequence[Any], *, replace: bool = Fals
     return result
 
 
-def _result(output: JudgedOutput, pairwise: JudgedPart) -> EvalResult:
+def _result(output: JudgedOutput, pairwise: StepResult[Any, Any]) -> EvalResult:
     """The output's scores, audit and notes with the new pairwise part (``judge``: the
     output's, until a judge is asked)."""
-    data, inputs = output.summary, output.inputs
-    score = ScoreSummary.model_validate(
-        {k: data[k] for k in ScoreSummary.model_fields if k in data})
-    audit = KeptAudit(inputs.audit, data["audit"]) if data.get("audit") is not None else None
+    summary, inputs = output.summary, output.inputs
+    given = summary.model_fields_set
+    score = ScoreSummary(**{k: getattr(summary, k) for k in ScoreSummary.model_fields
+                            if k in given})
+    audit = (KeptAudit(inputs.audit, summary.audit) if summary.audit is not None else None)
     return EvalResult(summary=score, runs=list(inputs.runs), pairwise=pairwise, audit=audit,
-                      notes=list(data.get("notes") or []), judge=inputs.summary.judge)
+                      notes=list(summary.notes), judge=summary.judge)

@@ -1,6 +1,6 @@
 """From judge outcomes to audit records: majority over samples, then per-task aggregation.
 
-A result judged ``N`` times (``--samples N``) gets the majority score of its valid samples
+A result judged ``N`` times (``samples=N``) gets the majority score of its valid samples
 (a tie counts as 0: a defect claim needs a majority) and the share of samples agreeing with
 it. A task is a *suspected defective item* when at least ``min_runs`` independent results
 blame the same defect category, those results are a majority of the task's valid verdicts,
@@ -21,9 +21,11 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from judgekit.omit import OmitIfNone
+from judgekit.audit.models import SuspectRun, TaskAudit
 from judgekit.engine import ItemOutcome
 from judgekit.engine.accounting import SkipReason
+from judgekit.omit import OmitIfNone
+from judgekit.runs.models import ResultKey
 
 
 class SampleOutcome(BaseModel):
@@ -85,8 +87,8 @@ class AuditRecord(OmitIfNone):
                     "evidence (evaluation log, gold patch, ...).")
     cached: bool = False
     cost_usd: float = 0.0
-    skipped_cost: bool = Field(False, description="Not asked: the cost cap (--max-cost) "
-                                                  "admitted none of its calls.")
+    skipped_cost: bool = Field(False, description="Not asked: the cost cap admitted none "
+                                                  "of its calls.")
     skipped: SkipReason | None = Field(None, description="Not asked for another reason: "
                                                          "too_long_for_context.")
     materials_cut_to_fit: bool = Field(False, description="Materials condensed further to "
@@ -98,24 +100,13 @@ class AuditRecord(OmitIfNone):
                           "(majority score). Absent with one judge.")
 
 
+    def key(self) -> ResultKey:
+        """The audited result's identity."""
+        return ResultKey.of(self)
+
     @property
     def score(self) -> int | None:
         return int(self.verdict["score"]) if self.state == "valid" and self.verdict else None
-
-
-class TaskAudit(BaseModel):
-    """What the audits of one task's failed results say together."""
-
-    task_id: str
-    n_audited: int
-    n_valid: int
-    n_ife: int
-    n_passed: int = Field(0, description="Results of this task that passed (not audited).")
-    by_type: dict[str, int] = Field(default_factory=dict)
-    task_score: int | None = Field(None, description="Majority of valid result scores (tie: 0).")
-    suspected: bool = False
-    suspected_type: str | None = None
-    runs: list[dict[str, Any]] = Field(default_factory=list)
 
 
 def majority_score(scores: Sequence[int]) -> tuple[int, float]:
@@ -196,7 +187,7 @@ def aggregate_tasks(records: Sequence[AuditRecord], passed: dict[str, int] | Non
             top, count = types.most_common(1)[0]
             if count >= min_runs and count * 2 > len(valid) and task.n_passed == 0:
                 task.suspected, task.suspected_type = True, top
-                task.runs = [{"run_id": r.run_id, "arm": r.arm, "attempt": r.attempt}
+                task.runs = [SuspectRun(run_id=r.run_id, arm=r.arm, attempt=r.attempt)
                              for r in ife if r.deficiency_type == top]
         tasks.append(task)
     return sorted(tasks, key=lambda t: (not t.suspected, -t.n_ife, t.task_id))

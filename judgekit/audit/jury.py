@@ -1,6 +1,6 @@
 """Audit juries: several judges audit every failed result; the majority classifies it.
 
-Each judge audits on its own (:func:`judgekit.audit.run.run_audit` once per judge). Per
+Each judge audits on its own (:func:`judgekit.audit.step.run_audit` once per judge). Per
 result, the jury's score is the majority of the judges' valid scores (a tie is 0, as for
 samples: blaming the benchmark item needs a majority); its verdict and deficiency type are
 those of a judge of the majority, the type the majority names most. A result is a
@@ -24,10 +24,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from judgekit.audit.aggregate import AuditRecord, JurorAudit, aggregate_tasks, majority_score
-from judgekit.audit.run import AuditReport
+from judgekit.audit.models import AuditJury, AuditJuryMember, AuditStepSummary
+from judgekit.audit.step import AuditResult
+from judgekit.steps import StepResult
 
 
 def _juror(rec: AuditRecord) -> JurorAudit:
@@ -74,8 +76,7 @@ def disagreement(record: AuditRecord) -> str | None:
             return f"{label} no verdict ({j.state})"
         kind = f" ({j.deficiency_type})" if j.score == 1 and j.deficiency_type else ""
         return f"{label} {j.score}{kind}"
-    return (f"{record.task_id} / {record.arm} / attempt {record.attempt}: "
-            + ", ".join(one(label, j) for label, j in judges.items()))
+    return (f"{record.key()}: " + ", ".join(one(label, j) for label, j in judges.items()))
 
 
 @dataclass
@@ -85,12 +86,16 @@ class AuditJuror:
     label: str
     model: str
     base_url: str | None
-    report: AuditReport
+    result: AuditResult
 
 
 @dataclass
-class AuditJuryReport:
-    """The audit part of an evaluation by a jury (a ``JudgedPart``)."""
+class AuditJuryResult(StepResult[AuditRecord, AuditStepSummary]):
+    """The audit step's result by a jury: the jury's records and summary, each judge's
+    beside them."""
+
+    name: ClassVar[str] = "audit"
+    records_file: ClassVar[str | None] = "audit.jsonl"
 
     jurors: list[AuditJuror]
     min_runs: int = 2
@@ -100,41 +105,37 @@ class AuditJuryReport:
         return [j.label for j in self.jurors]
 
     @property
-    def records(self) -> list[AuditRecord]:
-        per = [j.report.records for j in self.jurors]
+    def records(self) -> list[AuditRecord]:  # type: ignore[override]
+        per = [j.result.records for j in self.jurors]
         return [jury_audit_record(recs, self.labels) for recs in zip(*per)]
 
-    def verdict_report(self) -> AuditReport:
-        """The jury's verdicts as one audit report (counts, tasks, suspected: the jury's)."""
-        first = self.jurors[0].report
+    def verdicts(self) -> AuditResult:
+        """The jury's verdicts as one audit result (counts, tasks, suspected: the jury's)."""
+        first = self.jurors[0].result
         records = self.records
         passed = {t.task_id: t.n_passed for t in first.tasks}
-        return AuditReport(rubric=first.rubric, records=records,
+        return AuditResult(rubric=first.rubric, records=records,
                            tasks=aggregate_tasks(records, passed, min_runs=self.min_runs),
                            model="jury (majority): " + ", ".join(self.labels),
                            samples=first.samples)
 
-    @property
-    def summary(self) -> dict[str, Any]:
-        verdicts = self.verdict_report()
-        out = verdicts.summary
+    def _member(self, juror: AuditJuror) -> AuditJuryMember:
+        own = juror.result.counts()
+        return AuditJuryMember(
+            model=juror.model, base_url=juror.base_url, n_valid=own.n_valid, n_ife=own.n_ife,
+            n_error=own.n_error, n_unscored=own.n_unscored, by_type=own.by_type,
+            suspected_tasks=own.suspected_tasks, tries_total=own.tries_total,
+            cost_usd=own.cost_usd, n_skipped_cost=own.n_skipped_cost)
+
+    def _summarise(self) -> AuditStepSummary:
+        verdicts = self.verdicts()
+        counts = verdicts.counts()
         disagreements = [d for d in map(disagreement, verdicts.records) if d]
-        members = {}
-        for j in self.jurors:
-            own = j.report.summary
-            members[j.label] = {
-                "model": j.model, "base_url": j.base_url, "n_valid": own["n_valid"],
-                "n_ife": own["n_ife"], "n_error": own["n_error"],
-                "n_unscored": own["n_unscored"], "by_type": own["by_type"],
-                "suspected_tasks": own["suspected_tasks"], "tries_total": own["tries_total"],
-                "cost_usd": own["cost_usd"], "n_skipped_cost": own["n_skipped_cost"]}
-        out["jury"] = {"rule": "majority", "judges": self.labels, "members": members,
-                       "n_disagreements": len(disagreements),
-                       "disagreements": disagreements}
-        return out
+        counts.jury = AuditJury(rule="majority", judges=self.labels,
+                                members={j.label: self._member(j) for j in self.jurors},
+                                n_disagreements=len(disagreements),
+                                disagreements=disagreements)
+        return AuditStepSummary(audit=counts)
 
-    def summary_entries(self) -> dict[str, Any]:
-        return {"audit": self.summary}
 
-    def records_jsonl(self) -> str:
-        return "".join(r.model_dump_json() + "\n" for r in self.records)
+__all__ = ["AuditJuror", "AuditJuryResult", "disagreement", "jury_audit_record"]

@@ -22,13 +22,11 @@ from judgekit.engine.accounting import JudgeRun
 from judgekit.errors import ConfigError, JudgekitError
 from judgekit.report.format import pct
 from judgekit.report.outdir import OUTPUT_FILES, remove_stale
+from judgekit.runs.models import ResultKey
 from judgekit.summary import EvalSummary
 
 #: Exit code of a run that left items unjudged because the cost cap was reached.
 EXIT_INCOMPLETE = 3
-
-ResultKey = tuple[str, str, int, str]
-
 
 def _keys_of_summary(path: Path) -> set[ResultKey] | None:
     """The results an earlier ``summary.json`` scored; ``None`` when it cannot be read."""
@@ -38,7 +36,7 @@ def _keys_of_summary(path: Path) -> set[ResultKey] | None:
         summary = load_summary(path)
     except JudgekitError:
         return None
-    return {(r.task_id, r.arm, r.attempt, r.run_id or "") for r in summary.results}
+    return {ResultKey.of(r) for r in summary.results}
 
 
 def _keys_of_inputs(paths: Sequence[str | Path], swebench_logs: Path | None) -> set[ResultKey]:
@@ -49,8 +47,7 @@ def _keys_of_inputs(paths: Sequence[str | Path], swebench_logs: Path | None) -> 
         from judgekit.runs.adapters import make_adapters
 
         adapters = make_adapters(swebench_logs=swebench_logs)
-    return {(r.task_id, r.arm, r.attempt, r.run_id or "")
-            for r in load_runs(list(paths), adapters=adapters)}
+    return {ResultKey.of(r) for r in load_runs(list(paths), adapters=adapters)}
 
 
 def check_out_dir(out: Path, *, force: bool, paths: Sequence[str | Path],

@@ -6,7 +6,9 @@ The options are read here once; :func:`judgekit.rejudge.rejudge` does the work.
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from judgekit.cli._common import exclude_from, say
 from judgekit.errors import ConfigError
@@ -29,9 +31,19 @@ def _check_out(args: argparse.Namespace, source: Path) -> Path:
     return args.out
 
 
-def run_rejudge(args: argparse.Namespace) -> int:
+@dataclass
+class Rejudged:
+    """A judged output judged again and written: what the judge command closes with."""
+
+    result: Any
+    summary: Any
+    report: Any
+    out: Path
+
+
+def run_rejudge(args: argparse.Namespace) -> Rejudged | None:
+    """Judge the output again and write it; None on a dry run (nothing written)."""
     from judgekit.cli import _engine_flags, _pairwise_flags
-    from judgekit.cli.judge import finish
     from judgekit.rejudge import load_judged_output, rejudge
     from judgekit.summary import summary_of
 
@@ -54,10 +66,9 @@ def run_rejudge(args: argparse.Namespace) -> int:
         estimate = getattr(result.pairwise, "estimate", None)
         say(f"pairwise: {estimate or 'nothing to ask: every judge given has its verdicts'}")
         say("dry run: no call made, nothing written")
-        return 0
+        return None
+    assert out is not None
     summary = summary_of(result)
     from judgekit.report import write_reports
 
-    report = write_reports(result, out, summary=summary)
-    return finish(args, result, summary, report, out=out, skipped=False, pairwise=True,
-                  audit=result.audit is not None)
+    return Rejudged(result, summary, write_reports(result, out, summary=summary), out)

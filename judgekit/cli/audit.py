@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import inspect
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judgekit.cli._common import (
     add_output_arguments,
@@ -14,6 +13,9 @@ from judgekit.cli._common import (
     scoring_kwargs,
 )
 from judgekit.errors import ConfigError
+
+if TYPE_CHECKING:
+    from judgekit.audit.models import AuditSummary
 
 
 def _engine_flags() -> Any:
@@ -50,7 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from judgekit.audit.rubric import load_rubric
     from judgekit.cli._audit_flags import audit_options_from_args
-    from judgekit.evaluate import evaluate
+    from judgekit.cli._pipeline import inputs_of, report_errors
+    from judgekit.evaluate import AuditStep, run_pipeline
 
     options = audit_options_from_args(args)
     load_rubric(options.rubric)  # a bad rubric fails before any scoring or call
@@ -60,10 +63,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         configs = [c.model_copy(update={"progress": False}) for c in configs]
     config = configs[0]
-    source, load_kwargs = inputs_of(args, evaluate)
-    result = evaluate(source, judge=configs if len(configs) > 1 else config, pairwise=False,
-                      audit=True, audit_options=options, audit_jury=True,
-                      **load_kwargs, **scoring_kwargs(args))
+    source, load_kwargs = inputs_of(args)
+    result = run_pipeline(source, [AuditStep(options, jury=True)],
+                          judge=configs if len(configs) > 1 else config,
+                          **load_kwargs, **scoring_kwargs(args))
     if config.dry_run:
         say("audit: dry run, no call made, nothing written")
         return 0
@@ -78,50 +81,20 @@ def run(args: argparse.Namespace) -> int:
         report = write_reports(result, args.out, summary=summary)
     if args.json:
         print_json(summary.as_json())
-    elif result.audit is not None:
-        _print(result.audit.summary)
+    elif summary.audit is not None:
+        _print(summary.audit)
     from judgekit.cli.judge import auth_stop
 
     stopped = auth_stop(result)
     if stopped:  # the engine's notice already said so, in one line, when it happened
         return 1
-    code = report_errors(result.audit.summary if result.audit is not None else None,
-                         result.audit.records if result.audit is not None else [])
+    code = report_errors(result.audit)
     for line in closing_lines(summary, report, judging_skipped=False, pairwise_asked=False):
         say(line)
     return EXIT_INCOMPLETE if code == 0 and incomplete(summary) else code
 
 
-def inputs_of(args: argparse.Namespace, evaluate: Any) -> tuple[Any, dict[str, Any]]:
-    """What ``evaluate`` loads, and how: the paths, with the SWE-bench logs of
-    ``--swebench-logs`` and the Inspect options handed to the adapters (the results are
-    loaded here when ``evaluate`` takes no ``adapters``)."""
-    from judgekit.cli._common import inspect_options
-
-    inspect_opts = inspect_options(args)
-    if args.swebench_logs is None and inspect_opts is None:
-        return args.paths, {}
-    from judgekit.runs.adapters import make_adapters
-
-    adapters = make_adapters(swebench_logs=args.swebench_logs, inspect=inspect_opts)
-    if "adapters" in inspect.signature(evaluate).parameters:
-        return args.paths, {"adapters": adapters}
-    from judgekit.runs.load import load_runs
-
-    return load_runs(args.paths, adapters=adapters), {}  # type: ignore[call-arg]
-
-
-def report_errors(summary: dict[str, Any] | None, records: list[Any]) -> int:
-    """One stderr line when calls ended in error; exit 1 when every audit did."""
-    if not summary or not summary["n_error"]:
-        return 0
-    reason = next((r.reason for r in records if r.state == "error" and r.reason), "unknown")
-    say(f"audit: {summary['n_error']} of {summary['n_failed']} results ended in error "
-        f"(first: {reason})")
-    return 1 if summary["n_error"] == summary["n_failed"] else 0
-
-
-def _print(audit: dict[str, Any]) -> None:
+def _print(audit: AuditSummary) -> None:
     from judgekit.report.audit_text import audit_lines
 
     print("\n".join(audit_lines(audit, markdown=False)))

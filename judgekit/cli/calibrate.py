@@ -143,7 +143,7 @@ def _run_pairwise(args: argparse.Namespace) -> int:
     from judgekit import stats
     from judgekit.pairwise.calibrate import calibrate_pairwise
     from judgekit.pairwise.gold import read_gold
-    from judgekit.pairwise.report import PairRecord
+    from judgekit.pairwise import PairRecord
     from judgekit.report.load import load_records
 
     gold = read_gold(args.labels)

@@ -52,7 +52,7 @@ def _judge(records: Path) -> str | None:
 def run(args: argparse.Namespace) -> int:
     from judgekit import stats
     from judgekit.pairwise.compare import compare_outputs
-    from judgekit.pairwise.report import PairRecord
+    from judgekit.pairwise import PairRecord
     from judgekit.report.load import load_records
 
     paths = [_records_path(p) for p in (args.a, args.b)]

@@ -63,16 +63,35 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _rejudge(args: argparse.Namespace) -> int:
+    """A judged output given as PATH: judge it again, then close as any judging."""
+    from judgekit.cli._rejudge import run_rejudge
+
+    done = run_rejudge(args)
+    if done is None:  # a dry run: nothing to finish
+        return 0
+    return finish(args, done.result, done.summary, done.report, out=done.out,
+                  skipped=False, pairwise=True, audit=done.result.audit is not None)
+
+
+def _steps(args: argparse.Namespace, *, pairwise: bool, audit: bool) -> list[Any]:
+    """The judging steps the options ask for, with their options."""
+    from judgekit.evaluate import judging_steps
+
+    return judging_steps(
+        pairwise=pairwise, audit=audit,
+        pairwise_options=_pairwise().pairwise_options_from_args(args) if pairwise else None,
+        audit_options=_audit().audit_options_from_args(args) if audit else None)
+
+
 def run(args: argparse.Namespace) -> int:
     from judgekit.report.outdir import is_judged_output
 
     if any(is_judged_output(p) for p in args.paths):
-        from judgekit.cli._rejudge import run_rejudge
-
-        return run_rejudge(args)
+        return _rejudge(args)
     from judgekit.cli._output import tasks_line
-    from judgekit.cli.audit import inputs_of
-    from judgekit.evaluate import evaluate
+    from judgekit.cli._pipeline import inputs_of
+    from judgekit.evaluate import run_pipeline
     from judgekit.summary import summary_of
 
     configs = _engine().configs_from_args(args)
@@ -85,20 +104,19 @@ def run(args: argparse.Namespace) -> int:
     dry_run = configs is not None and configs[0].dry_run
     announce_similarity(args)
     captured = io.StringIO()
-    source, load_kwargs = inputs_of(args, evaluate)
+    source, load_kwargs = inputs_of(args)
+    steps = _steps(args, pairwise=pairwise, audit=audit)
     prepared = None
     if args.out and not dry_run:  # the report's diffs are rendered while the calls wait
         from judgekit.report.prepare import PreparedParts
 
         prepared = PreparedParts()
     with contextlib.redirect_stderr(captured) if dry_run else contextlib.nullcontext():
-        result = evaluate(
-            source, judge=config, pairwise=pairwise, audit=audit,
+        result = run_pipeline(
+            source, steps, judge=config,
             while_judging=(lambda r: prepared.steps(r.runs, r.summary.results))
             if prepared is not None else None,
-            **load_kwargs, **scoring_kwargs(args),
-            pairwise_options=_pairwise().pairwise_options_from_args(args) if pairwise else None,
-            audit_options=_audit().audit_options_from_args(args) if audit else None)
+            **load_kwargs, **scoring_kwargs(args))
     if skipped:
         result.notes.append(_engine().HOW_TO_ENABLE)
     tasks = tasks_line(result)
@@ -163,7 +181,7 @@ def auth_stop(result: Any) -> str | None:
 
 def _report_failures(result: Any) -> int:
     """One stderr line per step whose calls failed; exit 1 when every call of a step did."""
-    from judgekit.cli.audit import report_errors
+    from judgekit.cli._pipeline import report_errors
 
     code = 0
     for label, part in _judge_parts(result.pairwise):
@@ -180,7 +198,7 @@ def _report_failures(result: Any) -> int:
         if asked and all(any(o.state == "error" for o in r.orders) for r in asked):
             code = 1
     if result.audit is not None and not getattr(result.audit, "carried_over", False):
-        code = max(code, report_errors(result.audit.summary, result.audit.records))
+        code = max(code, report_errors(result.audit))
     return code
 
 
@@ -204,13 +222,13 @@ def _jury_lines(summary: Any) -> list[str]:
 
 
 def _judge_parts(pairwise: Any) -> list[tuple[str, Any]]:
-    """``("", report)`` for one judge; ``(" (judge X)", its report)`` for each of a jury."""
+    """``("", result)`` for one judge; ``(" (judge X)", its result)`` for each of a jury."""
     if pairwise is None:
         return []
     jurors = getattr(pairwise, "jurors", None)
     if jurors is None:
         return [("", pairwise)]
-    return [(f" (judge {j.label})", j.report) for j in jurors]
+    return [(f" (judge {j.label})", j.result) for j in jurors]
 
 
 def _print(summary: Any) -> None:

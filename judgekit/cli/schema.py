@@ -22,7 +22,7 @@ SCHEMAS: dict[str, tuple[str, str]] = {
     "result": ("judgekit.runs.models", "RunResult"),
     "summary": ("judgekit.summary", "EvalSummary"),
     "pairwise-verdict": ("judgekit.pairwise.verdict", "OrderVerdict"),
-    "pairwise-record": ("judgekit.pairwise.report", "PairRecord"),
+    "pairwise-record": ("judgekit.pairwise.records", "PairRecord"),
     "audit-verdict": ("judgekit.audit.verdict", "Verdict"),
     "audit-record": ("judgekit.audit.aggregate", "AuditRecord"),
     "pairwise-label": ("judgekit.pairwise.gold", "GoldLabel"),

@@ -28,17 +28,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from judgekit.cli._output import closing_lines, tasks_line
-    from judgekit.cli.audit import inputs_of
-    from judgekit.evaluate import evaluate
+    from judgekit.cli._pipeline import inputs_of
+    from judgekit.evaluate import run_pipeline
     from judgekit.gcpause import collector_paused
     from judgekit.report import write_reports
     from judgekit.report.terminal import print_summary
     from judgekit.summary import summary_of
 
     announce_similarity(args)
-    source, load_kwargs = inputs_of(args, evaluate)
-    result = evaluate(source, judge=None, audit=False, pairwise=False,
-                      keep_runs=args.out is not None, **load_kwargs, **scoring_kwargs(args))
+    source, load_kwargs = inputs_of(args)
+    result = run_pipeline(source, [], keep_runs=args.out is not None, **load_kwargs,
+                          **scoring_kwargs(args))
     tasks = tasks_line(result)
     if tasks:
         say(tasks)

@@ -13,13 +13,15 @@ Example:
 from judgekit.pairwise.flip import DimensionOutcome, combine, to_side
 from judgekit.pairwise.options import PairwiseOptions
 from judgekit.pairwise.pairs import GOLD, plan_pairs, same_change
-from judgekit.pairwise.report import DimensionRecord, PairRecord, PairwiseReport
-from judgekit.pairwise.run import run_pairwise
+from judgekit.pairwise.models import PairwiseStepSummary
+from judgekit.pairwise.records import DimensionRecord, OrderRecord, PairRecord
+from judgekit.pairwise.result import PairwiseResult
+from judgekit.pairwise.step import run_pairwise
 from judgekit.pairwise.stats import bradley_terry
 from judgekit.pairwise.verdict import DIMENSIONS, OrderVerdict, verdict_schema
 
 __all__ = [
-    "DIMENSIONS", "GOLD", "DimensionOutcome", "DimensionRecord", "OrderVerdict", "PairRecord",
-    "PairwiseOptions", "PairwiseReport", "bradley_terry", "combine", "plan_pairs", "run_pairwise", "same_change", "to_side",
-    "verdict_schema",
+    "DIMENSIONS", "GOLD", "DimensionOutcome", "DimensionRecord", "OrderRecord", "OrderVerdict",
+    "PairRecord", "PairwiseOptions", "PairwiseResult", "PairwiseStepSummary", "bradley_terry",
+    "combine", "plan_pairs", "run_pairwise", "same_change", "to_side", "verdict_schema",
 ]

@@ -19,9 +19,9 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
 import numpy as np
+
+from judgekit.pairwise.models import JuryAgreementEntry
 
 #: bootstrap resamples of the alpha interval.
 ALPHA_BOOTSTRAP = 1000
@@ -70,11 +70,11 @@ def krippendorff_alpha(units: Sequence[Unit]) -> float | None:
 
 
 def agreement(units: Sequence[tuple[str, Unit]], *, seed: int = 0,
-              resamples: int = ALPHA_BOOTSTRAP) -> dict[str, Any]:
+              resamples: int = ALPHA_BOOTSTRAP) -> JuryAgreementEntry:
     """Alpha of ``(group, values)`` units with a 95% bootstrap interval resampling groups
     (the compared pairs), and the number of units and groups that counted."""
     if not units:
-        return {"alpha": None, "ci": None, "n_units": 0, "n_pairs": 0}
+        return JuryAgreementEntry()
     counts, d = _tables([u for _, u in units])
     groups = sorted({g for g, _ in units})
     gindex = {g: i for i, g in enumerate(groups)}
@@ -85,10 +85,11 @@ def agreement(units: Sequence[tuple[str, Unit]], *, seed: int = 0,
     np.add.at(g_counts, rows, counts)
     g_d = np.bincount(rows, weights=d, minlength=len(groups))
     point = _alpha(g_counts, g_d, np.ones((1, len(groups))))[0]
-    out: dict[str, Any] = {"alpha": None if np.isnan(point) else round(float(point), 4),
-                           "ci": None, "n_units": int(pairable.sum()),
-                           "n_pairs": int(len({g for (g, _), p in zip(units, pairable) if p}))}
-    if out["alpha"] is None:
+    out = JuryAgreementEntry(
+        alpha=None if np.isnan(point) else round(float(point), 4),
+        n_units=int(pairable.sum()),
+        n_pairs=int(len({g for (g, _), p in zip(units, pairable) if p})))
+    if out.alpha is None:
         return out
     rng = np.random.default_rng(seed)
     drawn = rng.multinomial(len(groups), np.full(len(groups), 1 / len(groups)),
@@ -97,5 +98,5 @@ def agreement(units: Sequence[tuple[str, Unit]], *, seed: int = 0,
     stats = stats[~np.isnan(stats)]
     if stats.size:
         lo, hi = np.percentile(stats, [2.5, 97.5])
-        out["ci"] = [round(float(lo), 4), round(float(hi), 4)]
+        out.ci = (round(float(lo), 4), round(float(hi), 4))
     return out

@@ -35,7 +35,7 @@ from pydantic import BaseModel, Field
 
 from judgekit import stats
 from judgekit.pairwise.gold import GoldSet, Label
-from judgekit.pairwise.report import DimensionRecord, PairRecord
+from judgekit.pairwise.records import DimensionRecord, PairRecord
 from judgekit.pairwise.verdict import DIMENSIONS
 
 LABELS: tuple[Label, ...] = ("A", "B", "draw")

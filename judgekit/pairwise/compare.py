@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field
 
 from judgekit import stats
 from judgekit.errors import InputError
-from judgekit.pairwise.report import PairRecord
+from judgekit.pairwise.records import PairRecord
 from judgekit.pairwise.verdict import DIMENSIONS
 
 LABELS: tuple[str, ...] = ("A", "B", "draw")

@@ -9,7 +9,7 @@ judge). Per pair and dimension each judge's flip-and-draw result is a vote: ``a`
 * ``unanimous``: the arm every judge named, each of them having given a verdict; anything
   else is a draw.
 
-A jury's :class:`~judgekit.pairwise.report.PairRecord` holds the jury's verdict in
+A jury's :class:`~judgekit.pairwise.records.PairRecord` holds the jury's verdict in
 ``dimensions`` and each judge's own result in ``judges``. Its summary is the usual
 pairwise summary computed on the jury's verdicts, plus ``pairwise.jury``: each judge's
 results, self-audit and cost side by side, and their agreement (Krippendorff's alpha,
@@ -24,17 +24,26 @@ Example:
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import ClassVar, Literal
 
 from judgekit.engine.types import State
 from judgekit.errors import ConfigError
 from judgekit.pairwise.agreement import agreement
-from judgekit.pairwise.report import DimensionRecord, JurorRecord, PairRecord, PairwiseReport
+from judgekit.pairwise.models import (
+    JudgeReliability,
+    JuryAgreement,
+    JuryMember,
+    JurySummary,
+    PairwiseRun,
+    PairwiseStepSummary,
+)
+from judgekit.pairwise.records import DimensionRecord, JurorRecord, PairRecord
+from judgekit.pairwise.result import PairwiseResult
 from judgekit.pairwise.size import size_bias, size_reason
 from judgekit.pairwise.verdict import DIMENSIONS
+from judgekit.steps import StepResult
 
 JuryRule = Literal["majority", "unanimous"]
 
@@ -70,7 +79,7 @@ class Juror:
     label: str
     model: str
     base_url: str | None
-    report: PairwiseReport
+    result: PairwiseResult
 
 
 def _side(rec: PairRecord, dim: str) -> str | None:
@@ -109,9 +118,12 @@ def jury_record(recs: Sequence[PairRecord], labels: Sequence[str],
 
 
 @dataclass
-class JuryReport:
-    """What pairwise judging by a jury returns (a ``JudgedPart``, like
-    :class:`~judgekit.pairwise.report.PairwiseReport`)."""
+class JuryResult(StepResult[PairRecord, PairwiseStepSummary]):
+    """What pairwise judging by a jury returns: the pairwise step's result, like
+    :class:`~judgekit.pairwise.result.PairwiseResult`, with each judge's beside it."""
+
+    name: ClassVar[str] = "pairwise"
+    records_file: ClassVar[str | None] = "pairwise.jsonl"
 
     jurors: list[Juror]
     rule: JuryRule = "majority"
@@ -121,17 +133,16 @@ class JuryReport:
     #: entries are theirs as judged then, and this run's counts and cost leave them out.
     reused: list[str] = field(default_factory=list)
     _records: list[PairRecord] | None = field(default=None, init=False, repr=False)
-    _entries: dict[str, Any] | None = field(default=None, init=False, repr=False)
 
     @property
     def labels(self) -> list[str]:
         return [j.label for j in self.jurors]
 
     @property
-    def records(self) -> list[PairRecord]:
+    def records(self) -> list[PairRecord]:  # type: ignore[override]
         """One record per pair: the jury's verdicts, each judge's beside them."""
         if self._records is None:
-            per = [j.report.records for j in self.jurors]
+            per = [j.result.records for j in self.jurors]
             if len({len(r) for r in per}) != 1 or not all(
                     _same_pair(recs[0], r) for recs in zip(*per) for r in recs):
                 raise ValueError("the judges of a jury did not judge the same pairs")
@@ -141,118 +152,121 @@ class JuryReport:
     @property
     def stopped(self) -> str | None:
         """Why a judge's engine stopped sending calls (an authentication failure), if one did."""
-        return next((f"{j.label}: {j.report.stopped}" for j in self.jurors
-                     if j.report.stopped), None)
+        return next((f"{j.label}: {j.result.stopped}" for j in self.jurors
+                     if j.result.stopped), None)
 
     @property
     def estimate(self) -> str | None:
         """On a dry run, each judge's estimate."""
         if not self.dry_run:
             return None
-        return "; ".join(f"{j.label}: {j.report.estimate}" for j in self.jurors)
+        return "; ".join(f"{j.label}: {j.result.estimate}" for j in self.jurors)
 
     @property
     def dry_run(self) -> bool:
-        return self.jurors[0].report.dry_run
+        return self.jurors[0].result.dry_run
 
-    def records_jsonl(self) -> str:
-        return "".join(r.model_dump_json() + "\n" for r in self.records)
-
-    def verdict_report(self) -> PairwiseReport:
-        """The jury's verdicts as one report (its statistics are the jury's)."""
-        first = self.jurors[0].report
-        return PairwiseReport(records=self.records, judge=f"jury ({self.rule}): "
+    def verdicts(self) -> PairwiseResult:
+        """The jury's verdicts as one result (its statistics are the jury's)."""
+        first = self.jurors[0].result
+        return PairwiseResult(records=self.records, judge=f"jury ({self.rule}): "
                               + ", ".join(self.labels), select=first.select,
                               notes=list(first.notes) + list(self.notes),
                               threshold=first.threshold, seed=first.seed, sizes=list(first.sizes),
                               stopped=self.stopped,
-                              spend_usd=sum(j.report.spend_usd or 0.0 for j in self.jurors))
+                              spend_usd=sum(j.result.spend_usd or 0.0 for j in self.jurors))
 
-    def agreement(self) -> dict[str, Any]:
+    def agreement(self) -> JuryAgreement:
         """``pairwise.jury.agreement``: alpha over every (pair, dimension), then per dimension."""
         units: dict[str, list[tuple[str, list[str | None]]]] = {d: [] for d in DIMENSIONS}
-        for n, recs in enumerate(zip(*(j.report.records for j in self.jurors))):
+        for n, recs in enumerate(zip(*(j.result.records for j in self.jurors))):
             if recs[0].identical:
                 continue  # a draw decided without asking any judge
             for dim in DIMENSIONS:
                 units[dim].append((str(n), [_side(r, dim) for r in recs]))
-        seed = self.jurors[0].report.seed
+        seed = self.jurors[0].result.seed
         pooled = agreement([u for dim in DIMENSIONS for u in units[dim]], seed=seed)
-        return {**pooled, "by_dimension": {dim: agreement(units[dim], seed=seed)
-                                           for dim in DIMENSIONS}}
+        return JuryAgreement(alpha=pooled.alpha, ci=pooled.ci, n_units=pooled.n_units,
+                             n_pairs=pooled.n_pairs, by_dimension={
+                                 dim: agreement(units[dim], seed=seed) for dim in DIMENSIONS})
 
-    def summary_entries(self) -> dict[str, Any]:
-        """The pairwise entries of ``summary.json`` for the jury's verdicts, with
-        ``pairwise.jury`` (computed once; a copy is returned)."""
-        if self._entries is None:
-            self._entries = self._summary_entries()
-        return copy.deepcopy(self._entries)
+    def members(self) -> dict[str, JuryMember]:
+        """Each judge's own results, self-audit, size control and run."""
+        members = {}
+        for j in self.jurors:
+            own = j.result.summary()
+            pairwise = own.pairwise
+            members[j.label] = JuryMember(
+                model=j.model, base_url=j.base_url,
+                pairs=pairwise.pairs() if pairwise is not None else {},
+                judge_reliability=pairwise.judge_reliability if pairwise is not None else None,
+                size_control=own.pairwise_size or {}, run=own.pairwise_run)
+        return members
 
-    def _summary_entries(self) -> dict[str, Any]:
-        verdicts = self.verdict_report()
-        out = verdicts.summary_entries()
+    def _summarise(self) -> PairwiseStepSummary:
+        """The pairwise summary of the jury's verdicts, with ``pairwise.jury``."""
+        verdicts = self.verdicts()
+        out = verdicts.summary().model_copy()
         if self.dry_run:
             return out
-        members: dict[str, Any] = {}
-        flagged: list[str] = []
-        for j in self.jurors:
-            entries = j.report.summary_entries()
-            pairs = dict(entries["pairwise"])
-            rel = pairs.pop("judge_reliability", None)
-            if rel is not None and rel["flagged"]:
-                flagged.append(j.label)
-            members[j.label] = {"model": j.model, "base_url": j.base_url, "pairs": pairs,
-                                "judge_reliability": rel,
-                                "size_control": entries.get("pairwise_size", {}),
-                                "run": entries["pairwise_run"]}
-        runs = [m["run"] for label, m in members.items() if label not in self.reused]
-        out["pairwise_run"].update(
-            n_calls=sum(r["n_calls"] for r in runs), n_cached=sum(r["n_cached"] for r in runs),
-            cost_usd=round(sum(r["cost_usd"] for r in runs), 6),
-            n_skipped_cost=sum(r["n_skipped_cost"] or 0 for r in runs),
-            skipped_cost=sorted({p for r in runs for p in r["skipped_cost"]}),
-            n_fitted=sum(r["n_fitted"] for r in runs))
-        out["pairwise"]["judge_reliability"] = self._reliability(
-            members, flagged, verdicts)
-        out["pairwise"]["jury"] = {"rule": self.rule, "judges": self.labels,
-                                   "agreement": self.agreement(), "members": members,
-                                   "flagged_judges": flagged}
+        members = self.members()
+        flagged = [label for label, m in members.items()
+                   if m.judge_reliability is not None and m.judge_reliability.flagged]
+        runs = [m.run for label, m in members.items()
+                if label not in self.reused and m.run is not None]
+        assert out.pairwise is not None and out.pairwise_run is not None
+        out.pairwise_run = _jury_run(out.pairwise_run, runs)
+        jury = JurySummary(rule=self.rule, judges=self.labels, agreement=self.agreement(),
+                           members=members, flagged_judges=flagged)
         if self.reused:
-            out["pairwise"]["jury"]["reused_judges"] = list(self.reused)
+            jury.reused_judges = list(self.reused)
+        out.pairwise = out.pairwise.model_copy(update={
+            "judge_reliability": self._reliability(members, flagged, verdicts), "jury": jury})
         return out
 
-    def _reliability(self, members: dict[str, Any], flagged: list[str],
-                     verdicts: PairwiseReport) -> dict[str, Any]:
+    def _reliability(self, members: dict[str, JuryMember], flagged: list[str],
+                     verdicts: PairwiseResult) -> JudgeReliability:
         """The jury's reliability: every judge's reasons, and the jury's own size lean."""
-        reasons = [f"judge {label}: {reason}" for label, m in members.items()
-                   for reason in (m["judge_reliability"] or {}).get("reasons", [])]
+        rels = [(label, m.judge_reliability) for label, m in members.items()]
+        reasons = [f"judge {label}: {reason}" for label, rel in rels if rel is not None
+                   for reason in rel.reasons]
         sized = verdicts.sized_by_dimension()
         bias = size_bias(sized) if sized is not None else None
         own = size_reason(bias) if bias is not None else None
         if own:
             reasons.append(f"the jury's verdicts: {own}")
-        n = len(self.jurors)
-        if not reasons:
-            message = (f"Each of the {n} judges passed its reliability checks (position "
-                       "consistency, preference fairness, patch size): the jury's verdicts "
-                       "reflect the solutions, not their order or size.")
-        else:
-            who = (f"{len(flagged)} of the {n} judges did not pass their checks "
-                   f"({', '.join(flagged)})" if flagged else "the jury's verdicts follow "
-                   "patch size")
-            message = (f"Read the jury's verdicts with care: {who}. A majority outvotes one "
-                       "judge's bias only where the other judges agree with each other; "
-                       "compare each judge's verdicts and self-audit side by side, and the "
-                       "size-controlled win rates.")
-        rel: dict[str, Any] = {
-            "flagged": bool(reasons), "reasons": reasons, "message": message,
-            "threshold": self.jurors[0].report.threshold, "position_consistency": None,
-            "preference_fairness": None, "preference_fairness_ci": None, "by_dimension": {},
-            "repetition_stability": None,
-            "n_repeats": sum((m["judge_reliability"] or {}).get("n_repeats", 0)
-                             for m in members.values()),
-            "n_repeat_calls": sum((m["judge_reliability"] or {}).get("n_repeat_calls", 0)
-                                  for m in members.values())}
-        if bias is not None:
-            rel["size_bias"] = bias
-        return rel
+        return JudgeReliability(
+            flagged=bool(reasons), reasons=reasons,
+            message=_jury_message(reasons, flagged, len(self.jurors)),
+            threshold=self.jurors[0].result.threshold,
+            n_repeats=sum(rel.n_repeats for _, rel in rels if rel is not None),
+            n_repeat_calls=sum(rel.n_repeat_calls for _, rel in rels if rel is not None),
+            size_bias=bias)
+
+
+def _jury_run(run: PairwiseRun, runs: Sequence[PairwiseRun]) -> PairwiseRun:
+    """The jury's ``pairwise_run``: the calls, cost and skips of the judges asked now."""
+    return run.model_copy(update=dict(
+        n_calls=sum(r.n_calls for r in runs), n_cached=sum(r.n_cached for r in runs),
+        cost_usd=round(sum(r.cost_usd for r in runs), 6),
+        n_skipped_cost=sum(r.n_skipped_cost or 0 for r in runs),
+        skipped_cost=sorted({p for r in runs for p in r.skipped_cost}),
+        n_fitted=sum(r.n_fitted for r in runs)))
+
+
+def _jury_message(reasons: Sequence[str], flagged: Sequence[str], n: int) -> str:
+    """The jury's reliability in words."""
+    if not reasons:
+        return (f"Each of the {n} judges passed its reliability checks (position "
+                "consistency, preference fairness, patch size): the jury's verdicts "
+                "reflect the solutions, not their order or size.")
+    who = (f"{len(flagged)} of the {n} judges did not pass their checks "
+           f"({', '.join(flagged)})" if flagged else "the jury's verdicts follow "
+           "patch size")
+    return (f"Read the jury's verdicts with care: {who}. A majority outvotes one "
+            "judge's bias only where the other judges agree with each other; "
+            "compare each judge's verdicts and self-audit side by side, and the "
+            "size-controlled win rates.")
+
+
+__all__ = ["Juror", "JuryResult", "JuryRule", "jury_record", "jury_verdict", "juror_labels"]

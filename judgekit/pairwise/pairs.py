@@ -2,8 +2,8 @@
 
 A *candidate* is one solution of a task: an arm's attempt, or the ground-truth fix as the
 pseudo-arm ``gold``. By default every two arms of a task are compared (``gold`` only when
-named in ``--pairs``). With several attempts per arm, ``select="best"`` keeps one per arm
-(passing first, then highest F1, then the lowest attempt number) and ``select="all"``
+named in the ``pairs`` option). With several attempts per arm, ``select="best"`` keeps one per
+arm (passing first, then highest F1, then the lowest attempt number) and ``select="all"``
 compares every attempt of one arm with every attempt of the other.
 
 Example:
@@ -25,7 +25,7 @@ from typing import Literal
 
 from judgekit.diffs import DEFAULT_INFRA_PATHS, strip_paths
 from judgekit.errors import ConfigError
-from judgekit.runs.models import RunResult, Task
+from judgekit.runs.models import ResultKey, RunResult, Task
 from judgekit.scoring.models import ScoredResult
 
 GOLD = "gold"
@@ -70,7 +70,8 @@ def parse_pair(text: str) -> tuple[str, str]:
     """Parse ``X:Y`` (arm names, or ``gold``)."""
     left, sep, right = text.partition(":")
     if not sep or not left.strip() or not right.strip() or left.strip() == right.strip():
-        raise ConfigError(f"--pairs {text!r}: expected two different arm names as X:Y")
+        raise ConfigError(f"{{option:pairs}} {text!r}: expected two different arm names as "
+                          "X:Y")
     return left.strip(), right.strip()
 
 
@@ -147,8 +148,8 @@ def collect(runs: Sequence[RunResult], scored: Sequence[ScoredResult | None], *,
         if tc.ground_truth_diff is None and run.ground_truth_diff:
             tc.ground_truth_diff = run.ground_truth_diff
         if run.agent_diff is None:
-            notes.append(f"{run.task_id} / {run.arm} / attempt {run.attempt}: no agent diff "
-                         "kept, left out of pairwise judging")
+            notes.append(f"{ResultKey.of(run)}: no agent diff kept, left out of pairwise "
+                         "judging")
             continue
         tc.arms[run.arm].append(_candidate(run, row, exclude))
     for tc in tasks.values():
@@ -172,7 +173,7 @@ def plan_pairs(tasks: Sequence[TaskCandidates], *, pairs: Sequence[tuple[str, st
     have both.
     """
     if select not in ("best", "all"):
-        raise ConfigError(f"--select {select!r}: expected best or all")
+        raise ConfigError(f"{{option:select}} {select!r}: expected best or all")
     out: list[PlannedPair] = []
     for tc in tasks:
         if pairs:

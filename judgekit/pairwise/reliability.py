@@ -17,7 +17,7 @@ LLM-as-a-Judge" (2024), on every comparison judged in both orders:
 Example:
     >>> comps = [Comparison("p1", "A", "A")] * 4
     >>> r = judge_reliability(comps, {}, threshold=0.6)
-    >>> r["flagged"], r["position_consistency"], r["preference_fairness"]
+    >>> r.flagged, r.position_consistency, r.preference_fairness
     (True, 0.0, 1.0)
 """
 
@@ -26,11 +26,11 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from judgekit.pairwise.flip import to_side
+from judgekit.pairwise.models import DimensionReliability, Interval, JudgeReliability
 from judgekit.pairwise.size import SizedVerdict, size_bias, size_reason
 
 #: bootstrap resamples of the preference-fairness interval.
@@ -61,7 +61,7 @@ class Comparison:
         return 0
 
 
-def _fairness_ci(comps: Sequence[Comparison], seed: int) -> list[float] | None:
+def _fairness_ci(comps: Sequence[Comparison], seed: int) -> Interval | None:
     """Percentile bootstrap of the mean lean, resampling whole pairs (their dimensions
     move together).
 
@@ -81,25 +81,26 @@ def _fairness_ci(comps: Sequence[Comparison], seed: int) -> list[float] | None:
     drawn = np.random.default_rng(seed).multinomial(len(by_pair), share, size=BOOTSTRAP)
     stats = (drawn @ sums) / (drawn @ counts)
     lo, hi = np.percentile(stats, [2.5, 97.5])
-    return [round(float(lo), 4), round(float(hi), 4)]
+    return (round(float(lo), 4), round(float(hi), 4))
 
 
-def _metrics(comps: Sequence[Comparison], seed: int) -> dict[str, Any]:
+def _metrics(comps: Sequence[Comparison], seed: int) -> DimensionReliability:
     n = len(comps)
     if not n:
-        return {"position_consistency": None, "preference_fairness": None,
-                "preference_fairness_ci": None, "n": 0}
-    return {"position_consistency": round(sum(c.consistent for c in comps) / n, 4),
-            "preference_fairness": round(sum(c.lean for c in comps) / n, 4),
-            "preference_fairness_ci": _fairness_ci(comps, seed), "n": n}
+        return DimensionReliability()
+    return DimensionReliability(
+        position_consistency=round(sum(c.consistent for c in comps) / n, 4),
+        preference_fairness=round(sum(c.lean for c in comps) / n, 4),
+        preference_fairness_ci=_fairness_ci(comps, seed), n=n)
 
 
 def _pct(x: float) -> str:
     return f"{100 * x:.0f}%"
 
 
-def _message(reasons: list[str], overall: dict[str, Any], size: str | None = None) -> str:
-    pc = overall["position_consistency"]
+def _message(reasons: list[str], overall: DimensionReliability,
+             size: str | None = None) -> str:
+    pc = overall.position_consistency
     if pc is None:
         return ("No comparison was answered in both orders, so the judge's position "
                 "behaviour could not be measured.")
@@ -125,7 +126,7 @@ def judge_reliability(comparisons: Sequence[Comparison],
                       *, threshold: float = DEFAULT_THRESHOLD, seed: int = 0,
                       n_repeat_calls: int = 0,
                       sized: Mapping[str, Sequence[SizedVerdict]] | None = None
-                      ) -> dict[str, Any]:
+                      ) -> JudgeReliability:
     """``summary["pairwise"]["judge_reliability"]``.
 
     ``comparisons`` are every (pair, dimension) answered validly in both orders;
@@ -139,13 +140,13 @@ def judge_reliability(comparisons: Sequence[Comparison],
     for c in comparisons:
         by_dim[c.dimension].append(c)
     reasons: list[str] = []
-    pc, ci = overall["position_consistency"], overall["preference_fairness_ci"]
+    pc, ci = overall.position_consistency, overall.preference_fairness_ci
     if pc is not None and pc < threshold:
         reasons.append(f"position consistency {pc:.2f} is below {threshold:.2f}: the verdict "
                        "often changed when the two solutions swapped places")
     if ci is not None and (ci[0] > 0 or ci[1] < 0):
         slot = "first" if ci[0] > 0 else "second"
-        reasons.append(f"preference fairness {overall['preference_fairness']:+.2f}, 95% CI "
+        reasons.append(f"preference fairness {overall.preference_fairness:+.2f}, 95% CI "
                        f"[{ci[0]:+.2f}, {ci[1]:+.2f}] excludes 0: the judge favours the "
                        f"solution shown {slot}")
     agree = total = 0
@@ -159,16 +160,12 @@ def judge_reliability(comparisons: Sequence[Comparison],
     size = size_reason(bias) if bias is not None else None
     if size:
         reasons.append(size)
-    flagged = bool(reasons)
-    extra = {"size_bias": bias} if bias is not None else {}
-    return {
-        "flagged": flagged, "reasons": reasons,
-        "message": _message(reasons, overall, size), "threshold": threshold,
-        "position_consistency": overall["position_consistency"],
-        "preference_fairness": overall["preference_fairness"],
-        "preference_fairness_ci": overall["preference_fairness_ci"],
-        "by_dimension": {dim: _metrics(comps, seed) for dim, comps in sorted(by_dim.items())},
-        "repetition_stability": round(agree / total, 4) if total else None,
-        "n_repeats": sum(len(v) for v in repeats.values()),
-        "n_repeat_calls": n_repeat_calls, **extra,
-    }
+    return JudgeReliability(
+        flagged=bool(reasons), reasons=reasons, message=_message(reasons, overall, size),
+        threshold=threshold, position_consistency=overall.position_consistency,
+        preference_fairness=overall.preference_fairness,
+        preference_fairness_ci=overall.preference_fairness_ci,
+        by_dimension={dim: _metrics(comps, seed) for dim, comps in sorted(by_dim.items())},
+        repetition_stability=round(agree / total, 4) if total else None,
+        n_repeats=sum(len(v) for v in repeats.values()), n_repeat_calls=n_repeat_calls,
+        size_bias=bias)

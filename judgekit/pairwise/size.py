@@ -22,7 +22,7 @@ Example:
     >>> patch_size("@@ -1 +1,2 @@\\n-a\\n+b\\n+c\\n")
     3
     >>> v = [SizedVerdict("a", 10, 2)] * 12
-    >>> size_lean(v)["share_larger"], size_bias({"minimality": v})["flagged"]
+    >>> size_lean(v).share_larger, size_bias({"minimality": v}).flagged
     (1.0, True)
 """
 
@@ -31,10 +31,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
+from judgekit.pairwise.models import Coefficient, RatioBin, SizeBias, SizeControl, SizeLean
 from judgekit.stats import wilson_interval
 
 #: share of decisive verdicts for the larger patch at which a judge is flagged.
@@ -84,46 +84,48 @@ class SizedVerdict:
         return (self.winner == "a") == (self.size_a > self.size_b)
 
 
-def size_lean(verdicts: Sequence[SizedVerdict]) -> dict[str, Any]:
+def size_lean(verdicts: Sequence[SizedVerdict]) -> SizeLean:
     """Share of decisive verdicts between unequal patches that favour the larger one."""
     won = [v.larger_won for v in verdicts if v.larger_won is not None]
     n, k = len(won), sum(won)
     if not n:
-        return {"share_larger": None, "share_larger_ci": None, "n": 0}
+        return SizeLean()
     lo, hi = wilson_interval(k, n)
-    return {"share_larger": round(k / n, 4), "share_larger_ci": [round(lo, 4), round(hi, 4)],
-            "n": n}
+    return SizeLean(share_larger=round(k / n, 4), share_larger_ci=(round(lo, 4), round(hi, 4)),
+                    n=n)
 
 
-def _follows_size(lean: Mapping[str, Any], threshold: float, min_n: int) -> bool:
-    share, ci = lean["share_larger"], lean["share_larger_ci"]
-    return (share is not None and ci is not None and lean["n"] >= min_n
+def _follows_size(lean: SizeLean, threshold: float, min_n: int) -> bool:
+    share, ci = lean.share_larger, lean.share_larger_ci
+    return (share is not None and ci is not None and lean.n >= min_n
             and share >= threshold and ci[0] > 0.5)
 
 
 def size_bias(by_dimension: Mapping[str, Sequence[SizedVerdict]], *,
-              threshold: float = SIZE_THRESHOLD, min_n: int = SIZE_MIN_N) -> dict[str, Any]:
+              threshold: float = SIZE_THRESHOLD, min_n: int = SIZE_MIN_N) -> SizeBias:
     """``judge_reliability["size_bias"]``: the lean to the larger patch, pooled and per
     dimension, and whether it is strong enough to flag the judge (and on which dimensions)."""
     dims = {dim: size_lean(v) for dim, v in by_dimension.items()}
     pooled = size_lean([v for vs in by_dimension.values() for v in vs])
     flagged = [dim for dim, lean in dims.items() if _follows_size(lean, threshold, min_n)]
-    return {**pooled, "flagged": bool(flagged), "flagged_dimensions": flagged,
-            "threshold": threshold, "min_n": min_n, "by_dimension": dims}
+    return SizeBias(share_larger=pooled.share_larger, share_larger_ci=pooled.share_larger_ci,
+                    n=pooled.n, flagged=bool(flagged), flagged_dimensions=flagged,
+                    threshold=threshold, min_n=min_n, by_dimension=dims)
 
 
-def size_reason(bias: Mapping[str, Any]) -> str | None:
+def size_reason(bias: SizeBias) -> str | None:
     """The plain-words reason a judge is flagged for size, or None."""
-    if not bias.get("flagged"):
+    if not bias.flagged:
         return None
-    dims = list(bias["flagged_dimensions"])
-    worst = max(dims, key=lambda d: bias["by_dimension"][d]["share_larger"])
-    d = bias["by_dimension"][worst]
-    lo, hi = d["share_larger_ci"]
+    dims = list(bias.flagged_dimensions)
+    worst = max(dims, key=lambda d: bias.by_dimension[d].share_larger or 0.0)
+    d = bias.by_dimension[worst]
+    assert d.share_larger is not None and d.share_larger_ci is not None  # it is flagged
+    lo, hi = d.share_larger_ci
     others = [x for x in dims if x != worst]
     also = f", and likewise on {', '.join(others)}" if others else ""
     return (f"its decisive verdicts follow patch size: the larger patch (lines added + "
-            f"removed) won {100 * d['share_larger']:.0f}% of {d['n']} decisive verdicts on "
+            f"removed) won {100 * d.share_larger:.0f}% of {d.n} decisive verdicts on "
             f"{worst} (95% CI {100 * lo:.0f}%–{100 * hi:.0f}%){also}, whatever the merits")
 
 
@@ -147,15 +149,16 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, *, ridge: float = RIDGE,
     return beta, np.sqrt(np.diag(np.linalg.inv(info)))
 
 
-def _coef(beta: float, se: float) -> dict[str, Any]:
-    return {"estimate": round(beta, 4), "ci": [round(beta - _Z * se, 4), round(beta + _Z * se, 4)]}
+def _coef(beta: float, se: float) -> Coefficient:
+    return Coefficient(estimate=round(beta, 4),
+                       ci=(round(beta - _Z * se, 4), round(beta + _Z * se, 4)))
 
 
 def _rate(beta: float) -> float:
     return round(1.0 / (1.0 + math.exp(-beta)), 4)
 
 
-def size_controlled(verdicts: Sequence[SizedVerdict]) -> dict[str, Any] | None:
+def size_controlled(verdicts: Sequence[SizedVerdict]) -> SizeControl | None:
     """The arm effect of one arm pair on one dimension, with and without patch size: log-
     odds that ``a`` beats ``b`` and the win rate it implies (``a`` vs ``b`` at equal size
     for the controlled one); ``size_effect`` is the log-odds per unit of log size ratio."""
@@ -166,19 +169,15 @@ def size_controlled(verdicts: Sequence[SizedVerdict]) -> dict[str, Any] | None:
     ratio = np.array([v.log_ratio for v in rows])
     ones = np.ones(len(rows))
     plain, plain_se = fit_logistic(ones[:, None], y)
-    out: dict[str, Any] = {
-        "n": len(rows), "sizes_differ": int(np.count_nonzero(ratio)),
-        "arm_effect": _coef(float(plain[0]), float(plain_se[0])),
-        "win_rate_a": _rate(float(plain[0])),
-        "arm_effect_size_controlled": None, "win_rate_a_size_controlled": None,
-        "size_effect": None,
-    }
+    out = SizeControl(n=len(rows), sizes_differ=int(np.count_nonzero(ratio)),
+                      arm_effect=_coef(float(plain[0]), float(plain_se[0])),
+                      win_rate_a=_rate(float(plain[0])))
     if np.any(ratio != ratio[0]):  # the size term is identified only when sizes vary
         both, both_se = fit_logistic(np.column_stack([ones, ratio]), y)
-        out["arm_effect_size_controlled"] = _coef(float(both[0]), float(both_se[0]))
-        out["win_rate_a_size_controlled"] = _rate(float(both[0]))
-        out["size_effect"] = _coef(float(both[1]), float(both_se[1]))
-    out["by_ratio"] = by_ratio(rows)
+        out.arm_effect_size_controlled = _coef(float(both[0]), float(both_se[0]))
+        out.win_rate_a_size_controlled = _rate(float(both[0]))
+        out.size_effect = _coef(float(both[1]), float(both_se[1]))
+    out.by_ratio = by_ratio(rows)
     return out
 
 
@@ -188,7 +187,7 @@ RATIO_BINS: tuple[tuple[float, str], ...] = (
     (1.0, "a larger"), (math.inf, "a at least twice b's size"))
 
 
-def by_ratio(verdicts: Sequence[SizedVerdict]) -> list[dict[str, Any]]:
+def by_ratio(verdicts: Sequence[SizedVerdict]) -> list[RatioBin]:
     """The win rate of ``a`` (draws as half) per bin of the size ratio, with its Wilson
     interval: the points of the win-rate-versus-size plot (empty bins left out)."""
     scores: dict[int, list[float]] = {}
@@ -199,10 +198,10 @@ def by_ratio(verdicts: Sequence[SizedVerdict]) -> list[dict[str, Any]]:
         k = next(i for i, (top, _) in enumerate(RATIO_BINS)
                  if r < top or (top == -1.0 and r <= top))
         scores.setdefault(k, []).append({"a": 1.0, "b": 0.0}.get(v.winner, 0.5))
-    out = []
+    out: list[RatioBin] = []
     for k in sorted(scores):
         vals = scores[k]
         lo, hi = wilson_interval(sum(vals), len(vals))  # type: ignore[arg-type]
-        out.append({"bin": RATIO_BINS[k][1], "win_rate_a": round(sum(vals) / len(vals), 4),
-                    "ci": [round(lo, 4), round(hi, 4)], "n": len(vals)})
+        out.append(RatioBin(bin=RATIO_BINS[k][1], win_rate_a=round(sum(vals) / len(vals), 4),
+                            ci=(round(lo, 4), round(hi, 4)), n=len(vals)))
     return out

@@ -10,7 +10,7 @@ Example:
     >>> s = PairStats()
     >>> for w in ("a", "a", "b", "draw"):
     ...     s.add(w, agree=True, answers=("A", "B"))
-    >>> s.as_dict()["win_rate_a"]
+    >>> s.summary().win_rate_a
     0.625
     >>> bradley_terry({("x", "y"): (3.0, 1.0)})["y"] < 0.5
     True
@@ -21,8 +21,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from judgekit.pairwise.models import Interval, PairDimensionStats, RankingEntry
 from judgekit.stats import wilson_interval
 
 
@@ -73,23 +73,21 @@ class PairStats:
     def n(self) -> int:
         return self.wins_a + self.wins_b + self.draws
 
-    def as_dict(self) -> dict[str, Any]:
+    def summary(self) -> PairDimensionStats:
+        """The statistics ``summary["pairwise"]`` shows for this arm pair and dimension."""
         n = self.n
         score = self.wins_a + self.draws / 2
-        lo, hi = wilson_interval(score, n) if n else (None, None)  # type: ignore[arg-type]
-        return {
-            "wins_a": self.wins_a, "wins_b": self.wins_b, "draws": self.draws,
-            "losses_a": self.wins_b, "n": n, "identical": self.identical,
-            "unscored": self.unscored, "error": self.error,
-            "n_unscored": self.unscored + self.error,
-            "win_rate_a": score / n if n else None,
-            "win_rate_a_ci": [lo, hi] if n else None,
-            "position_consistency": self.agree / self.judged if self.judged else None,
-            "position_bias": self.position_bias,
-            "first_slot_preference": (self.first_slot / self.decisive_answers
-                                      if self.decisive_answers else None),
-            "n_judged": self.judged, "n_decisive_answers": self.decisive_answers,
-        }
+        return PairDimensionStats(
+            wins_a=self.wins_a, wins_b=self.wins_b, draws=self.draws, losses_a=self.wins_b,
+            n=n, identical=self.identical, unscored=self.unscored, error=self.error,
+            n_unscored=self.unscored + self.error,
+            win_rate_a=score / n if n else None,
+            win_rate_a_ci=wilson_interval(score, n) if n else None,  # type: ignore[arg-type]
+            position_consistency=self.agree / self.judged if self.judged else None,
+            position_bias=self.position_bias,
+            first_slot_preference=(self.first_slot / self.decisive_answers
+                                   if self.decisive_answers else None),
+            n_judged=self.judged, n_decisive_answers=self.decisive_answers)
 
 
 @dataclass
@@ -154,17 +152,17 @@ def bradley_terry(scores: Mapping[tuple[str, str], tuple[float, float]], *,
     return p
 
 
-def _ranked(scores: Mapping[tuple[str, str], tuple[float, float]]) -> dict[str, Any]:
+def _ranked(scores: Mapping[tuple[str, str], tuple[float, float]]) -> RankingEntry:
     strengths = bradley_terry(scores)
     order = sorted(strengths, key=lambda a: (-strengths[a], a))
-    return {"ranking": order, "strength": {a: round(strengths[a], 6) for a in order}}
+    return RankingEntry(ranking=order, strength={a: round(strengths[a], 6) for a in order})
 
 
-def ranking(table: DimensionTable, dimensions: Iterable[str]) -> dict[str, Any]:
+def ranking(table: DimensionTable, dimensions: Iterable[str]) -> dict[str, RankingEntry]:
     """Per dimension, and ``overall`` (all dimensions pooled): arms best first with their
     Bradley–Terry strengths."""
     dims = list(dimensions)
-    out: dict[str, Any] = {dim: _ranked(table.scores(dim)) for dim in dims}
+    out = {dim: _ranked(table.scores(dim)) for dim in dims}
     pooled: dict[tuple[str, str], tuple[float, float]] = {}
     for dim in dims:
         for key, (sa, sb) in table.scores(dim).items():
@@ -180,7 +178,7 @@ RANKING_BOOTSTRAP = 200
 
 def ranking_intervals(units: Sequence[DimensionTable], dimensions: Iterable[str], *,
                       seed: int = 0, resamples: int = RANKING_BOOTSTRAP
-                      ) -> dict[str, dict[str, list[float]]]:
+                      ) -> dict[str, dict[str, Interval]]:
     """95% percentile-bootstrap intervals of each arm's Bradley–Terry strength, per
     dimension and ``overall``: ``units`` (one table per compared pair) are resampled with
     replacement and the model refitted on each resample."""
@@ -210,7 +208,7 @@ def ranking_intervals(units: Sequence[DimensionTable], dimensions: Iterable[str]
                     total[key] = (prev[0] + sa, prev[1] + sb)
             for arm, value in bradley_terry(total, tol=1e-7).items():
                 draws[dim].setdefault(arm, []).append(value)
-    out: dict[str, dict[str, list[float]]] = {}
+    out: dict[str, dict[str, Interval]] = {}
     for dim, arms in draws.items():
         out[dim] = {}
         for arm, values in arms.items():
@@ -219,5 +217,5 @@ def ranking_intervals(units: Sequence[DimensionTable], dimensions: Iterable[str]
             values = [0.0] * (resamples - len(values)) + values
             lo = values[int(0.025 * resamples)]
             hi = values[min(resamples - 1, int(0.975 * resamples))]
-            out[dim][arm] = [round(lo, 4), round(hi, 4)]
+            out[dim][arm] = (round(lo, 4), round(hi, 4))
     return out

@@ -12,7 +12,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,6 +29,51 @@ never started). A test command that fails without any test summary ran after the
 """
 
 TEST_STATUSES: tuple[str, ...] = ("passed", "failed", "vacuous", "timeout", "error", "unknown")
+
+
+class _Keyed(Protocol):
+    """Anything that names one result: a result, its score, an audit record."""
+
+    @property
+    def task_id(self) -> str: ...
+    @property
+    def arm(self) -> str: ...
+    @property
+    def attempt(self) -> int: ...
+    @property
+    def run_id(self) -> str | None: ...
+
+
+class ResultKey(NamedTuple):
+    """The identity of one result, the same everywhere: its task, arm and attempt, and the
+    run it came from when the run is named.
+
+    ``str(key)`` is how files and messages name it.
+
+    Example:
+        >>> key = ResultKey("flask-001", "baseline", 2)
+        >>> str(key), key.with_run()
+        ('flask-001 / baseline / attempt 2', 'flask-001 / baseline / attempt 2')
+        >>> ResultKey("t", "a", 0, "r1").with_run()
+        't / a / attempt 0 (run r1)'
+    """
+
+    task_id: str
+    arm: str
+    attempt: int
+    run_id: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.task_id} / {self.arm} / attempt {self.attempt}"
+
+    def with_run(self) -> str:
+        """``str(key)``, and the run it came from when it is named."""
+        return f"{self} (run {self.run_id})" if self.run_id else str(self)
+
+    @classmethod
+    def of(cls, item: _Keyed) -> ResultKey:
+        """The key of a result, of its score, or of any record that names one."""
+        return cls(item.task_id, item.arm, item.attempt, item.run_id or None)
 
 
 class _Model(BaseModel):

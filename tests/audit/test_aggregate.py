@@ -48,7 +48,7 @@ def test_several_runs_blaming_the_same_defect_make_a_suspected_task() -> None:
         record("t4", None, state="unscored"), record("t4", 1, arm="b")])
     assert tasks[0].task_id == "t1" and tasks[0].suspected
     assert tasks[0].suspected_type == "Flaky Tests"
-    assert [r["arm"] for r in tasks[0].runs] == ["a", "b"]
+    assert [r.arm for r in tasks[0].runs] == ["a", "b"]
     assert [t.task_id for t in tasks if t.suspected] == ["t1"]
     t4 = next(t for t in tasks if t.task_id == "t4")
     assert (t4.n_audited, t4.n_valid, t4.n_ife) == (2, 1, 1)

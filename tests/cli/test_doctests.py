@@ -11,7 +11,8 @@ MODULES = ("judgekit.summary", "judgekit.report", "judgekit.report.content",
            "judgekit.report.format", "judgekit.report.html", "judgekit.report.judged",
            "judgekit.report.load", "judgekit.report.markdown", "judgekit.report.markup",
            "judgekit.report.outdir", "judgekit.report.svg", "judgekit.report.audit_text",
-           "judgekit.cli._output", "judgekit.dataframe")
+           "judgekit.cli._output", "judgekit.dataframe", "judgekit.steps",
+           "judgekit.pairwise.models", "judgekit.audit.models", "judgekit.runs.models")
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -8,7 +8,7 @@ from pathlib import Path
 import jsonschema
 
 from judgekit.audit.aggregate import AuditRecord
-from judgekit.pairwise.report import PairRecord
+from judgekit.pairwise import PairRecord
 from judgekit.report.load import load_report_dir
 from judgekit.summary import EvalSummary
 from judgekit.testing import FakeAPIServer

@@ -289,7 +289,7 @@ def test_bedrock_and_vertex_mark_the_same_prefix(model: str,
 def test_pairs_cut_to_fit_a_window_keep_a_shared_prefix() -> None:
     from judgekit.pairwise.options import PairwiseOptions
     from judgekit.pairwise.pairs import collect, plan_pairs
-    from judgekit.pairwise.run import build_requests
+    from judgekit.pairwise.step import build_requests
     from judgekit.scoring import score
 
     long_diff = diff("A") + "".join(f"+    x{i} = {i}\n" for i in range(400))

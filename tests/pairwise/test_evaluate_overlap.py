@@ -80,8 +80,10 @@ def test_a_dry_run_still_gives_the_summary(tmp_path: Path,
 
 def test_the_typed_summary_is_what_its_written_out_form_reads_back_as(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``summary_of`` takes the scoring summary's values as they are; ``summary.json`` is
+    """``summary_of`` takes the steps' typed summaries as they are; ``summary.json`` is
     the same as writing them out and validating them again."""
+    import json
+
     from judgekit.summary import EvalSummary, summary_of
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
@@ -90,8 +92,10 @@ def test_the_typed_summary_is_what_its_written_out_form_reads_back_as(
         judged = evaluate(runs, judge=_config(server, tmp_path), audit=False)
     judged.notes.append("a note")
     direct = summary_of(judged)
-    round_trip = EvalSummary.model_validate(judged.summary_dict())
+    round_trip = EvalSummary.model_validate(json.loads(direct.to_json_text()))
     assert direct.to_json_text() == round_trip.model_dump_json(indent=2,
                                                                 exclude_unset=True) + "\n"
     assert direct.as_json() == round_trip.model_dump(mode="json", exclude_unset=True)
     assert direct.results[0] is judged.summary.results[0]  # taken, not copied
+    assert judged.pairwise is not None
+    assert direct.pairwise is judged.pairwise.summary().pairwise

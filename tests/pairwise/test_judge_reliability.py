@@ -78,7 +78,7 @@ def test_a_second_slot_judge_leans_negative(tmp_path: Path, monkeypatch) -> None
         report = run_pairwise(runs, score(runs), Engine(EngineConfig(
             model=MODEL, base_url=server.url, cache_path=tmp_path / "c.sqlite",
             progress=False)))
-    rel = report.summary_entries()["pairwise"]["judge_reliability"]
+    rel = report.summary().model_dump(mode="json")["pairwise"]["judge_reliability"]
     assert rel["flagged"] and rel["preference_fairness"] == -1.0
     assert rel["preference_fairness_ci"][1] < 0
 
@@ -116,5 +116,5 @@ def test_an_unstable_judge_has_low_repetition_stability(tmp_path: Path, monkeypa
             model=MODEL, base_url=server.url, cache_path=tmp_path / "c.sqlite",
             progress=False)), PairwiseOptions(stability_sample=4, stability_repeats=2))
         assert server.count() == 10 + 8
-    rel = report.summary_entries()["pairwise"]["judge_reliability"]
+    rel = report.summary().model_dump(mode="json")["pairwise"]["judge_reliability"]
     assert rel["n_repeats"] == 8 and rel["repetition_stability"] < 1.0

@@ -77,10 +77,10 @@ def test_alpha_matches_the_textbook_definition_with_missing_values() -> None:
 
 def test_alpha_is_one_for_agreement_and_has_an_interval() -> None:
     units = [(f"p{i}", [v, v, v]) for i, v in enumerate("ab" * 10)]
-    out = agreement(units)
+    out = agreement(units).model_dump(mode="json")
     assert out["alpha"] == 1.0 and out["ci"] == [1.0, 1.0] and out["n_units"] == 20
     noisy = [(f"p{i}", [v, v, "draw" if i % 3 else v]) for i, v in enumerate("ab" * 10)]
-    out = agreement(noisy)
+    out = agreement(noisy).model_dump(mode="json")
     assert out["ci"][0] <= out["alpha"] <= out["ci"][1] < 1
 
 
@@ -94,16 +94,16 @@ def test_patch_size_counts_added_and_removed_lines_not_headers() -> None:
 
 def test_size_lean_and_flag() -> None:
     follows = [SizedVerdict("a", 10, 2)] * 6 + [SizedVerdict("b", 2, 10)] * 6
-    assert size_lean(follows)["share_larger"] == 1.0
-    flagged = size_bias({"minimality": follows})
+    assert size_lean(follows).share_larger == 1.0
+    flagged = size_bias({"minimality": follows}).model_dump()
     assert flagged["flagged"] and flagged["flagged_dimensions"] == ["minimality"]
-    few = size_bias({"minimality": follows[:5]})  # too few verdicts to flag
+    few = size_bias({"minimality": follows[:5]}).model_dump()  # too few verdicts to flag
     assert not few["flagged"] and few["share_larger"] == 1.0
     blind = [SizedVerdict("a", 10, 2), SizedVerdict("b", 10, 2)] * 10
-    assert size_bias({"minimality": blind})["share_larger"] == 0.5
-    assert not size_bias({"minimality": blind})["flagged"]
+    assert size_bias({"minimality": blind}).share_larger == 0.5
+    assert not size_bias({"minimality": blind}).flagged
     ignored = [SizedVerdict("a", 3, 3), SizedVerdict("draw", 10, 2)] * 10
-    assert size_lean(ignored)["n"] == 0  # equal sizes and draws do not count
+    assert size_lean(ignored).n == 0  # equal sizes and draws do not count
 
 
 def test_logistic_fit_recovers_known_coefficients() -> None:
@@ -121,16 +121,19 @@ def test_size_controlled_separates_arm_from_size() -> None:
     # arm a wins whenever it is larger and loses whenever it is smaller: all size, no arm
     verdicts = ([SizedVerdict("a", 10, 2)] * 8 + [SizedVerdict("b", 2, 10)] * 8
                 + [SizedVerdict("a", 10, 2)] * 8)
-    out = size_controlled(verdicts)
-    assert out is not None
+    fitted = size_controlled(verdicts)
+    assert fitted is not None
+    out = fitted.model_dump(mode="json")
     assert out["win_rate_a"] > 0.6  # a wins 2 of 3 ...
     assert out["size_effect"]["ci"][0] > 0  # ... because it is larger
     assert abs(out["arm_effect_size_controlled"]["estimate"]) < abs(
         out["arm_effect"]["estimate"])
     assert [b["bin"] for b in out["by_ratio"]] == ["a at most half b's size",
                                                   "a at least twice b's size"]
-    same = size_controlled([SizedVerdict("a", 4, 4)] * 3)
-    assert same is not None and same["size_effect"] is None  # no variation in size
+    fitted = size_controlled([SizedVerdict("a", 4, 4)] * 3)
+    assert fitted is not None
+    same = fitted.model_dump(mode="json")
+    assert same["size_effect"] is None  # no variation in size
     assert math.isclose(same["win_rate_a"], 1 / (1 + math.exp(-same["arm_effect"]["estimate"])),
                         abs_tol=1e-3)
 

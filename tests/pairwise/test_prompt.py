@@ -3,7 +3,7 @@ from __future__ import annotations
 from judgekit.pairwise.options import PairwiseOptions
 from judgekit.pairwise.pairs import collect, plan_pairs
 from judgekit.pairwise.prompt import fence, system_prompt
-from judgekit.pairwise.run import build_requests
+from judgekit.pairwise.step import build_requests
 from judgekit.pairwise.verdict import DIMENSIONS
 from judgekit.scoring import score
 from tests.pairwise.helpers import diff, result

@@ -33,7 +33,7 @@ def test_identical_diffs_are_a_draw_without_any_call(tmp_path: Path,
     assert rec.identical and rec.orders == []
     for d in rec.dimensions.values():
         assert (d.winner, d.state, d.order1, d.order2) == ("draw", "valid", None, None)
-    stats = report.summary_entries()["pairwise"]["a vs b"]["minimality"]
+    stats = report.summary().model_dump(mode="json", exclude_unset=True)["pairwise"]["a vs b"]["minimality"]
     assert (stats["draws"], stats["identical"], stats["position_consistency"]) == (1, 1, None)
 
 
@@ -48,7 +48,7 @@ def test_a_fair_judge_gives_consistent_wins_to_the_better_arm(tmp_path: Path,
     for rec in report.records:
         assert {d.winner for d in rec.dimensions.values()} == {"b"}
         assert {(d.order1, d.order2) for d in rec.dimensions.values()} == {("B", "A")}
-    s = report.summary_entries()["pairwise"]["a vs b"]["completeness"]
+    s = report.summary().model_dump(mode="json", exclude_unset=True)["pairwise"]["a vs b"]["completeness"]
     assert (s["wins_a"], s["wins_b"], s["draws"]) == (0, 2, 0)
     assert s["position_consistency"] == 1.0 and s["first_slot_preference"] == 0.5
 
@@ -62,7 +62,7 @@ def test_a_position_biased_judge_yields_draws_and_position_bias(tmp_path: Path,
     [rec] = report.records
     for d in rec.dimensions.values():
         assert (d.winner, d.order1, d.order2, d.position_bias) == ("draw", "A", "A", True)
-    s = report.summary_entries()["pairwise"]["a vs b"]["consistency"]
+    s = report.summary().model_dump(mode="json", exclude_unset=True)["pairwise"]["a vs b"]["consistency"]
     assert (s["draws"], s["position_consistency"], s["first_slot_preference"]) == (1, 0.0, 1.0)
 
 
@@ -84,7 +84,7 @@ def test_unscored_order_is_recorded_and_left_out_of_counts(tmp_path: Path,
     assert [o.state for o in rec.orders] == ["valid", "unscored"]
     for d in rec.dimensions.values():
         assert (d.state, d.order1, d.order2) == ("unscored", "A", None)
-    s = report.summary_entries()["pairwise"]["a vs b"]["consistency"]
+    s = report.summary().model_dump(mode="json", exclude_unset=True)["pairwise"]["a vs b"]["consistency"]
     assert (s["n"], s["draws"], s["unscored"]) == (0, 0, 1)
 
 
@@ -95,7 +95,7 @@ def test_more_than_two_arms_get_a_bradley_terry_ranking(tmp_path: Path, monkeypa
     with FakeAPIServer(prefers("GOOD")) as server:
         report = _run(runs, server, tmp_path, PairwiseOptions(pairs=[("a", "b"), ("b", "c"),
                                                                      ("b", "gold")]))
-    entries = report.summary_entries()
+    entries = report.summary().model_dump(mode="json", exclude_unset=True)
     assert set(entries["pairwise"]) == {"a vs b", "b vs c", "b vs gold", "judge_reliability"}
     ranked = entries["pairwise_ranking"]["completeness"]
     assert ranked["ranking"][0] == "b"

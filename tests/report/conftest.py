@@ -12,8 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
+from judgekit.audit import AuditStepSummary
 from judgekit.evaluate import EvalResult, evaluate
+from judgekit.pairwise import PairwiseStepSummary
 from judgekit.report import write_reports
 from tests.conftest import EXAMPLE_BOBBIN
 
@@ -23,13 +26,15 @@ PAIR = "no-bobbin vs with-bobbin"
 
 @dataclass
 class Part:
-    """A judged part as evaluate() attaches it: summary entries plus JSONL records."""
+    """A judged part as evaluate() attaches it: its step's summary plus JSONL records."""
 
     entries: dict[str, Any]
     records: list[dict[str, Any]]
+    kind: type[BaseModel]
+    name: str
 
-    def summary_entries(self) -> dict[str, Any]:
-        return self.entries
+    def summary(self) -> BaseModel:
+        return self.kind.model_validate(self.entries)
 
     def records_jsonl(self) -> str:
         return "".join(json.dumps(r) + "\n" for r in self.records)
@@ -81,7 +86,7 @@ def pairwise_part() -> Part:
                                 "cost_usd": 1.25, "states": {"valid": 19, "unscored": 1,
                                                              "error": 0}, "dry_run": False,
                                 "notes": []}}
-    return Part(entries, records)
+    return Part(entries, records, PairwiseStepSummary, "pairwise")
 
 
 def _verdict(score: int, kind: str, quote: str) -> dict[str, Any]:
@@ -121,7 +126,7 @@ def audit_part() -> Part:
         "tasks": [{"task_id": "ruff-002", "n_audited": 2, "n_valid": 2, "n_ife": 2,
                    "suspected": True, "suspected_type": kind, "runs": []}],
         "tries_total": 9, "cost_usd": 0.04}}
-    return Part(summary, records)
+    return Part(summary, records, AuditStepSummary, "audit")
 
 
 def judged_result() -> EvalResult:

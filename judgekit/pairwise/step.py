@@ -1,12 +1,15 @@
-"""``run_pairwise``: plan the pairs, ask the judge both orders, flip-and-draw, report.
+"""The pairwise step: plan the pairs, ask the judge both orders, flip-and-draw.
+
+:func:`run_pairwise` is the step's function: loaded runs and their scores in, a
+:class:`~judgekit.pairwise.result.PairwiseResult` (records and summary) out.
 
 Example:
     >>> from judgekit.engine import Engine, EngineConfig
     >>> from judgekit import load_runs, score                       # doctest: +SKIP
     >>> runs = load_runs("examples/bobbin")                         # doctest: +SKIP
     >>> engine = Engine(EngineConfig(model="anthropic:claude-sonnet-4-5"))  # doctest: +SKIP
-    >>> report = run_pairwise(runs, score(runs), engine)            # doctest: +SKIP
-    >>> report.summary_entries()["pairwise"]["no-bobbin vs with-bobbin"]  # doctest: +SKIP
+    >>> result = run_pairwise(runs, score(runs), engine)            # doctest: +SKIP
+    >>> result.summary().pairwise.pairs()["no-bobbin vs with-bobbin"]  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from judgekit.pairwise.flip import OrderState, combine, identical_outcome
 from judgekit.pairwise.options import PairwiseOptions
 from judgekit.pairwise.pairs import GOLD, PlannedPair, changed_ranges, collect, plan_pairs
 from judgekit.pairwise.prompt import Orders, fitted_orders, render_orders, system_prompt
-from judgekit.pairwise.report import DimensionRecord, OrderRecord, PairRecord, PairwiseReport
+from judgekit.pairwise.records import DimensionRecord, OrderRecord, PairRecord
+from judgekit.pairwise.result import PairwiseResult
 from judgekit.pairwise.size import patch_size
 from judgekit.pairwise.verdict import DIMENSIONS, OrderVerdict, verdict_problems, verdict_schema
 from judgekit.runs.models import RunResult
@@ -108,7 +112,8 @@ def _record(pair: PlannedPair, outcomes: Sequence[Any] | None, *, reference: boo
 
 
 def shows_reference(pair: PlannedPair, options: PairwiseOptions) -> bool:
-    """``--reference`` shows the fix, except when the fix itself is one of the two sides."""
+    """The reference option shows the fix, except when the fix itself is one of the two
+    sides."""
     return (options.reference and pair.ground_truth_diff is not None
             and GOLD not in (pair.a.arm, pair.b.arm))
 
@@ -156,8 +161,8 @@ class _PairFit:
 
 
 def stability_indices(n: int, options: PairwiseOptions) -> list[int]:
-    """Which of ``n`` (pair, order) requests ``--stability-sample`` re-asks: chosen at random,
-    seeded, so a re-run picks the same ones."""
+    """Which of ``n`` (pair, order) requests ``options.stability_sample`` re-asks: chosen at
+    random, seeded, so a re-run picks the same ones."""
     if not options.stability_sample or not n:
         return []
     return random.Random(options.seed).sample(range(n), min(options.stability_sample, n))
@@ -193,7 +198,7 @@ def _answers(outcome: ItemOutcome | None) -> dict[str, str] | None:
     return OrderVerdict.model_validate(outcome.verdict).answers()
 
 
-def _attach_repeats(report: PairwiseReport, firsts: dict[str, ItemOutcome],
+def _attach_repeats(report: PairwiseResult, firsts: dict[str, ItemOutcome],
                     repeats: Sequence[ItemOutcome]) -> None:
     report.n_repeat_requests = len(repeats)
     for out in repeats:
@@ -240,72 +245,89 @@ class _EarlyRecords:
         return record if outcomes[0] is first and outcomes[1] is second else None
 
 
+def _check_pairs(tasks: Sequence[Any], options: PairwiseOptions) -> None:
+    """Every arm the pairs option names must be some result's."""
+    present = {arm for tc in tasks for arm in tc.arms}
+    missing = sorted({arm for p in options.pairs for arm in p} - present)
+    if missing:
+        raise ConfigError(f"{{option:pairs}} names {', '.join(map(repr, missing))}, which no "
+                          f"result has (arms: {', '.join(sorted(present)) or 'none'})")
+
+
+class _Plan:
+    """The pairs to judge, and their requests, built as the engine reads them."""
+
+    def __init__(self, pairs: list[PlannedPair], options: PairwiseOptions,
+                 exclude: Sequence[str]) -> None:
+        self.pairs, self.options, self.exclude = pairs, options, exclude
+        self.asked = [p for p in pairs if not p.identical]
+        self.n = 2 * len(self.asked)
+        self.chosen = stability_indices(self.n, options)
+        self.total = self.n + len(self.chosen) * options.stability_repeats
+        #: id(pair): reference shown, context shown.
+        self.shown: dict[int, tuple[bool, bool]] = {}
+
+    def requests(self) -> Iterator[JudgeRequest]:
+        """Both orders of each pair, built as the engine reads them; then the repeats."""
+        built: list[JudgeRequest] = []
+        for pair in self.asked:
+            context = _code_context(pair, self.options)
+            self.shown[id(pair)] = (shows_reference(pair, self.options), context is not None)
+            two = build_requests(pair, self.options, context, exclude=self.exclude)
+            built.extend(two)
+            yield from two
+        yield from repeat_requests([built[i] for i in self.chosen], self.options)
+
+    def records(self, outcomes: Sequence[ItemOutcome], early: _EarlyRecords,
+                dry_run: bool) -> list[PairRecord]:
+        """One record per planned pair, from its two outcomes (none for identical pairs)."""
+        records, at = [], 0
+        for pair in self.pairs:
+            if pair.identical:
+                records.append(_record(pair, None, reference=False, context=False))
+                continue
+            two = outcomes[at:at + 2] if outcomes else None
+            record = early.get(at // 2, two)
+            if record is None:
+                ref, ctx = self.shown[id(pair)]
+                record = _record(pair, two, reference=ref, context=ctx, dry_run=dry_run)
+            records.append(record)
+            at += 2
+        return records
+
+
 def run_pairwise(runs: Sequence[RunResult],
                  summary: ScoreSummary | Sequence[ScoredResult] | None, engine: Judge,
                  options: PairwiseOptions | None = None, *,
-                 exclude: Sequence[str] = DEFAULT_INFRA_PATHS) -> PairwiseReport:
+                 exclude: Sequence[str] = DEFAULT_INFRA_PATHS) -> PairwiseResult:
     """Judge every planned pair in both orders and combine them by flip-and-draw.
 
     ``summary`` is the runs' score summary or just their scored rows (what pairing reads:
     test outcomes and F1); without it the runs are scored here.
     ``engine`` is a :class:`judgekit.engine.Judge` (an :class:`~judgekit.engine.Engine`);
-    on a dry run (``engine.config.dry_run``) no call is made and the report carries the
+    on a dry run (``engine.config.dry_run``) no call is made and the result carries the
     estimate instead of verdicts. With ``options.stability_sample``, that many (pair,
     order) requests are asked ``stability_repeats`` more times, in the same run.
     """
     options = options or PairwiseOptions()
     tasks, notes = collect(runs, _scored_rows(runs, summary, exclude), exclude=exclude)
     if options.pairs:
-        present = {arm for tc in tasks for arm in tc.arms}
-        missing = sorted({arm for p in options.pairs for arm in p} - present)
-        if missing:
-            raise ConfigError(f"--pairs names {', '.join(map(repr, missing))}, which no "
-                              f"result has (arms: {', '.join(sorted(present)) or 'none'})")
-    pairs = plan_pairs(tasks, pairs=options.pairs, select=options.select)
-    asked = [p for p in pairs if not p.identical]
-    n = 2 * len(asked)
-    chosen = stability_indices(n, options)
-    shown: dict[int, tuple[bool, bool]] = {}  # id(pair): reference shown, context shown
-
-    def requests() -> Iterator[JudgeRequest]:
-        """Both orders of each pair, built as the engine reads them; then the repeats."""
-        built: list[JudgeRequest] = []
-        for pair in asked:
-            context = _code_context(pair, options)
-            shown[id(pair)] = (shows_reference(pair, options), context is not None)
-            two = build_requests(pair, options, context, exclude=exclude)
-            built.extend(two)
-            yield from two
-        yield from repeat_requests([built[i] for i in chosen], options)
-
+        _check_pairs(tasks, options)
+    plan = _Plan(plan_pairs(tasks, pairs=options.pairs, select=options.select), options,
+                 exclude)
     config = engine.config
     common: dict[str, Any] = dict(judge=config.model, select=options.select, notes=notes,
                                   threshold=options.reliability_threshold, seed=options.seed)
-    total = n + len(chosen) * options.stability_repeats
-    early = _EarlyRecords(asked, shown, n)
+    early = _EarlyRecords(plan.asked, plan.shown, plan.n)
     if config.dry_run:
-        estimate = engine.estimate(list(requests()))
-        outcomes: list[ItemOutcome] = []
-    else:
-        outcomes = engine.run(requests(), total=total, on_outcome=early) if total else []
-    records, at = [], 0
-    for pair in pairs:
-        if pair.identical:
-            records.append(_record(pair, None, reference=False, context=False))
-            continue
-        two = outcomes[at:at + 2] if outcomes else None
-        record = early.get(at // 2, two)
-        if record is None:
-            ref, ctx = shown[id(pair)]
-            record = _record(pair, two, reference=ref, context=ctx, dry_run=config.dry_run)
-        records.append(record)
-        at += 2
-    if config.dry_run:
-        return PairwiseReport(records=records, estimate=estimate, **common)
-    report = PairwiseReport(records=records, stopped=getattr(engine, "stopped", None),
-                            spend_usd=getattr(engine, "spent_usd", None),
-                            sizes=[(patch_size(p.a.diff), patch_size(p.b.diff)) for p in pairs],
-                            **common)
-    firsts = {o.key: o for o in outcomes[:n]}
-    _attach_repeats(report, firsts, outcomes[n:])
-    return report
+        estimate = engine.estimate(list(plan.requests()))
+        return PairwiseResult(records=plan.records([], early, True), estimate=estimate,
+                              **common)
+    outcomes = (engine.run(plan.requests(), total=plan.total, on_outcome=early)
+                if plan.total else [])
+    result = PairwiseResult(
+        records=plan.records(outcomes, early, False),
+        stopped=getattr(engine, "stopped", None), spend_usd=getattr(engine, "spent_usd", None),
+        sizes=[(patch_size(p.a.diff), patch_size(p.b.diff)) for p in plan.pairs], **common)
+    _attach_repeats(result, {o.key: o for o in outcomes[:plan.n]}, outcomes[plan.n:])
+    return result

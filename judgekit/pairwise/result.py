@@ -1,106 +1,50 @@
 """The result of pairwise judging: one record per compared pair, and its statistics.
 
-``pairwise.jsonl`` holds one :class:`PairRecord` a line; ``summary.json`` gets the
-entries of :meth:`PairwiseReport.summary_entries`.
+``pairwise.jsonl`` holds one :class:`~judgekit.pairwise.records.PairRecord` a line;
+``summary.json`` gets :meth:`PairwiseResult.summary` (a
+:class:`~judgekit.pairwise.models.PairwiseStepSummary`).
 
 Example:
-    >>> report = PairwiseReport(records=[])
-    >>> report.summary_entries()["pairwise"], report.records_jsonl()
+    >>> result = PairwiseResult(records=[])
+    >>> result.summary().pairwise.pairs(), result.records_jsonl()
     ({}, '')
 """
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
-
-from judgekit.omit import OmitIfNone
-from judgekit.engine.accounting import SkipReason
-from judgekit.engine.types import State
 from judgekit.pairwise.flip import to_side
+from judgekit.pairwise.models import (
+    JudgeReliability,
+    PairwiseRanking,
+    PairwiseRun,
+    PairwiseStepSummary,
+    PairwiseSummary,
+    SizeControl,
+)
+from judgekit.pairwise.records import PairRecord
 from judgekit.pairwise.reliability import DEFAULT_THRESHOLD, Comparison, judge_reliability
 from judgekit.pairwise.size import SizedVerdict, size_controlled
 from judgekit.pairwise.stats import DimensionTable, ranking, ranking_intervals
 from judgekit.pairwise.verdict import DIMENSIONS
+from judgekit.steps import StepResult
 
 #: answers of one order, dimension -> "A" | "B" | "tie".
 Answers = dict[str, str]
 
-
-class DimensionRecord(BaseModel):
-    """One dimension of one compared pair after flip-and-draw."""
-
-    winner: str = Field(description="arm_a's or arm_b's name, or 'draw'. When state is not "
-                                     "'valid' this is 'draw' and counts nowhere.")
-    order1: Literal["A", "B", "tie"] | None = Field(
-        description="The judge's answer with arm_a shown first (null: not asked or failed).")
-    order2: Literal["A", "B", "tie"] | None = Field(
-        description="The judge's answer with arm_b shown first (null: not asked or failed).")
-    position_bias: bool = Field(description="The same slot won in both orders.")
-    state: State
-    reasoning1: str | None = None
-    reasoning2: str | None = None
-
-
-class OrderRecord(BaseModel):
-    """What became of one of the two calls of a pair."""
-
-    order: int
-    shown_first: str
-    state: State
-    reason: str | None = None
-    tries: int = 0
-    cached: bool = False
-    cost_usd: float = 0.0
-    model: str = ""
-    input_tokens: int = 0
-    output_tokens: int = 0
-    skipped_cost: bool = Field(False, description="Not asked: the cost cap would not admit "
-                                                  "the call.")
-    skipped: SkipReason | None = Field(None, description="Not asked for another reason: "
-                                                         "too_long_for_context.")
-    fitted: bool = Field(False, description="The diffs were cut by whole hunks to fit the "
-                                            "judge model's context window.")
-
-
-class PairRecord(OmitIfNone):
-    """One line of ``pairwise.jsonl``: two solutions of one task, compared both ways."""
-
-    omit_if_none: ClassVar[tuple[str, ...]] = ("judges",)
-
-    task_id: str
-    arm_a: str
-    arm_b: str
-    attempt_a: int
-    attempt_b: int
-    run_id_a: str | None = None
-    run_id_b: str | None = None
-    identical: bool = Field(False, description="Same change up to whitespace and file order: "
-                                               "a draw decided without a call.")
-    reference_shown: bool = False
-    context_shown: bool = False
-    dimensions: dict[str, DimensionRecord]
-    orders: list[OrderRecord] = Field(default_factory=list)
-    judges: dict[str, JurorRecord] | None = Field(
-        None, description="With several judges (a jury): each judge's own flip-and-draw "
-                          "result, by judge; ``dimensions`` then holds the jury's verdicts "
-                          "(no orders of their own). Absent with one judge.")
-
-
-
-class JurorRecord(BaseModel):
-    """One judge's flip-and-draw result on one pair, beside the jury's verdict."""
-
-    dimensions: dict[str, DimensionRecord]
-    orders: list[OrderRecord] = Field(default_factory=list)
+#: the method line of ``summary["pairwise_ranking"]``.
+RANKING_METHOD = ("Bradley-Terry (MM), draws as half wins; 95% bootstrap intervals over "
+                  "pairs")
 
 
 @dataclass
-class PairwiseReport:
-    """What :func:`judgekit.pairwise.run_pairwise` returns (a ``JudgedPart``)."""
+class PairwiseResult(StepResult[PairRecord, PairwiseStepSummary]):
+    """What :func:`judgekit.pairwise.run_pairwise` returns: the pairwise step's result."""
+
+    name: ClassVar[str] = "pairwise"
+    records_file: ClassVar[str | None] = "pairwise.jsonl"
 
     records: list[PairRecord]
     judge: str | None = None
@@ -122,7 +66,6 @@ class PairwiseReport:
     #: (size of a's patch, size of b's patch) per record, in lines added + removed; empty
     #: when unknown (no size bias or size-controlled results then).
     sizes: list[tuple[int, int]] = field(default_factory=list)
-    _entries: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def dry_run(self) -> bool:
@@ -173,13 +116,13 @@ class PairwiseReport:
                 out[dim].extend(verdicts)
         return out
 
-    def size_control(self) -> dict[str, Any]:
+    def size_control(self) -> dict[str, dict[str, SizeControl]]:
         """``summary["pairwise_size"]``: per arm pair and dimension, the arm effect with and
         without patch size in the model, and the win rate by size ratio."""
-        out: dict[str, Any] = {}
+        out: dict[str, dict[str, SizeControl]] = {}
         for (a, b), dims in self.sized().items():
-            entry = {dim: size_controlled(dims[dim]) for dim in DIMENSIONS if dim in dims}
-            out[f"{a} vs {b}"] = {k: v for k, v in entry.items() if v is not None}
+            fitted = {dim: size_controlled(dims[dim]) for dim in DIMENSIONS if dim in dims}
+            out[f"{a} vs {b}"] = {k: v for k, v in fitted.items() if v is not None}
         return out
 
     def comparisons(self) -> list[Comparison]:
@@ -192,7 +135,7 @@ class PairwiseReport:
                     out.append(Comparison(f"{n}", d.order1, d.order2, dim))
         return out
 
-    def reliability(self) -> dict[str, Any]:
+    def reliability(self) -> JudgeReliability:
         """``summary["pairwise"]["judge_reliability"]``."""
         return judge_reliability(self.comparisons(), self.repeats, threshold=self.threshold,
                                  seed=self.seed, n_repeat_calls=self.n_repeat_calls,
@@ -205,79 +148,76 @@ class PairwiseReport:
 
     def skipped_pairs(self) -> list[str]:
         """``task / arm_a vs arm_b`` of every pair the cost cap left out."""
-        return [f"{r.task_id} / {r.arm_a} vs {r.arm_b}" for r in self.records if _skipped(r)]
+        return [r.label() for r in self.records if _skipped(r)]
 
     def arms(self) -> list[str]:
         return sorted({r.arm_a for r in self.records} | {r.arm_b for r in self.records})
 
-    def summary_entries(self) -> dict[str, Any]:
+    def _summarise(self) -> PairwiseStepSummary:
         """``pairwise`` (per "a vs b" and dimension), ``pairwise_ranking`` (more than two
-        arms) and ``pairwise_run`` (judge, counts, cost). Computed once (the bootstrap
-        intervals take a moment); a copy is returned."""
-        if self._entries is None:
-            self._entries = self._summary_entries()
-        return copy.deepcopy(self._entries)
-
-    def _summary_entries(self) -> dict[str, Any]:
+        arms), ``pairwise_run`` (judge, counts, cost) and ``pairwise_size``."""
         table = self.table()
-        pairwise: dict[str, Any] = {f"{a} vs {b}": {dim: s.as_dict() for dim, s in dims.items()}
-                                    for (a, b), dims in table.table.items()}
-        orders = [o for r in self.records for o in r.orders]
-        out: dict[str, Any] = {"pairwise": pairwise}
+        pairs = {f"{a} vs {b}": {dim: s.summary() for dim, s in dims.items()}
+                 for (a, b), dims in table.table.items()}
+        out = PairwiseStepSummary(pairwise=PairwiseSummary(**pairs))
         if not self.dry_run and self.records:
-            pairwise["judge_reliability"] = self.reliability()
+            out.pairwise = PairwiseSummary(judge_reliability=self.reliability(), **pairs)
             size = self.size_control()
             if size:
-                out["pairwise_size"] = size
+                out.pairwise_size = size
         if len(self.arms()) > 2:
-            ranked = ranking(table, DIMENSIONS)
-            if not self.dry_run:
-                intervals = ranking_intervals(self._tables_by_record(), DIMENSIONS,
-                                              seed=self.seed)
-                for dim, entry in ranked.items():
-                    entry["ci"] = intervals.get(dim, {})
-            out["pairwise_ranking"] = {
-                "method": "Bradley-Terry (MM), draws as half wins; 95% bootstrap intervals "
-                          "over pairs", **ranked}
+            out.pairwise_ranking = self._ranking(table)
+        out.pairwise_run = self._run()
+        return out
+
+    def _ranking(self, table: DimensionTable) -> PairwiseRanking:
+        ranked = ranking(table, DIMENSIONS)
+        if not self.dry_run:
+            intervals = ranking_intervals(self._tables_by_record(), DIMENSIONS, seed=self.seed)
+            for dim, entry in ranked.items():
+                entry.ci = dict(intervals.get(dim, {}))
+        return PairwiseRanking(method=RANKING_METHOD, **ranked)
+
+    def _notes(self) -> list[str]:
         skipped = self.skipped_pairs()
-        too_long = [f"{r.task_id} / {r.arm_a} vs {r.arm_b}" for r in self.records
-                    if _too_long(r)]
+        too_long = [r.label() for r in self.records if _too_long(r)]
         notes = list(self.notes)
         if too_long:
             notes.append(f"{len(too_long)} pairs not judged: too long for the judge's context "
                          "window even cut by whole hunks: " + ", ".join(too_long[:20]))
         if skipped:
-            notes.append(f"{len(skipped)} pairs not judged for the cost cap (--max-cost): "
+            notes.append(f"{len(skipped)} pairs not judged for the cost cap: "
                          + ", ".join(skipped[:20]) + (" …" if len(skipped) > 20 else ""))
         if self.stopped:
             notes.append(f"judging stopped: {self.stopped}")
-        out["pairwise_run"] = {
-            "judge": self.judge, "select": self.select, "n_pairs": len(self.records),
-            "n_identical": sum(r.identical for r in self.records),
-            "n_calls": sum(o.tries for o in orders if not o.cached) + self.n_repeat_calls,
-            "n_cached": sum(o.cached for o in orders) + self.n_repeat_cached,
-            "cost_usd": round(sum(o.cost_usd for o in orders) + self.repeat_cost_usd, 6),
-            "states": _state_counts(self.records), "dry_run": self.dry_run,
-            "notes": notes, "n_skipped_cost": len(skipped),
-            "skipped_cost": skipped,
-            "skipped": {"too_long_for_context": len(too_long)} if too_long else {},
-            "n_fitted": sum(any(o.fitted for o in r.orders) for r in self.records),
-        }
+        return notes
+
+    def _run(self) -> PairwiseRun:
+        """``summary["pairwise_run"]``: the judge, what was asked, what it cost."""
+        orders = [o for r in self.records for o in r.orders]
+        skipped = self.skipped_pairs()
+        too_long = sum(_too_long(r) for r in self.records)
+        run = PairwiseRun(
+            judge=self.judge, select=self.select, n_pairs=len(self.records),
+            n_identical=sum(r.identical for r in self.records),
+            n_calls=sum(o.tries for o in orders if not o.cached) + self.n_repeat_calls,
+            n_cached=sum(o.cached for o in orders) + self.n_repeat_cached,
+            cost_usd=round(sum(o.cost_usd for o in orders) + self.repeat_cost_usd, 6),
+            states=_state_counts(self.records), dry_run=self.dry_run, notes=self._notes(),
+            n_skipped_cost=len(skipped), skipped_cost=skipped,
+            skipped={"too_long_for_context": too_long} if too_long else {},
+            n_fitted=sum(any(o.fitted for o in r.orders) for r in self.records))
         if self.spend_usd is not None:
-            out["pairwise_run"]["spend_usd"] = round(self.spend_usd, 6)
-        return out
+            run.spend_usd = round(self.spend_usd, 6)
+        return run
 
     def _tables_by_record(self) -> list[DimensionTable]:
         """One table per record: the units the ranking's bootstrap resamples."""
         tables = []
         for rec in self.records:
-            one = PairwiseReport(records=[rec])
+            one = PairwiseResult(records=[rec])
             tables.append(one.table())
         return tables
-
-    def records_jsonl(self) -> str:
-        """One :class:`PairRecord` a line."""
-        return "".join(r.model_dump_json() + "\n" for r in self.records)
 
 
 def _skipped(record: PairRecord) -> bool:
@@ -297,3 +237,6 @@ def _state_counts(records: list[PairRecord]) -> dict[str, int]:
                  else r.dimensions[DIMENSIONS[0]].state)
         counts[state] += 1
     return counts
+
+
+__all__ = ["Answers", "PairwiseResult"]

@@ -1,21 +1,24 @@
-"""``run_audit``: ask the judge about every result that did not pass, check and aggregate.
+"""The audit step: ask the judge about every result that did not pass, check, aggregate.
+
+:func:`run_audit` is the step's function: loaded runs and their scores in, an
+:class:`AuditResult` (one :class:`~judgekit.audit.aggregate.AuditRecord` per failed result,
+and an :class:`~judgekit.audit.models.AuditStepSummary`) out.
 
 Example:
     >>> from judgekit import evaluate                                   # doctest: +SKIP
     >>> result = evaluate(["runs/"], judge="anthropic:claude-sonnet-4-5",  # doctest: +SKIP
     ...                   pairwise=False, audit_options=AuditOptions(rubric="commit-revert"))
-    >>> result.audit.summary["suspected_tasks"]                         # doctest: +SKIP
+    >>> result.audit.summary().audit.suspected_tasks                    # doctest: +SKIP
     ['flask-003']
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 
 from judgekit.audit.aggregate import (
     AuditRecord,
@@ -27,14 +30,16 @@ from judgekit.audit.aggregate import (
 from judgekit.audit.checks import evidence_problems, logical_problems, missing_quotes
 from judgekit.audit.condense import estimate_tokens
 from judgekit.audit.materials import Materials, gather_materials, load_template
+from judgekit.audit.models import AuditStepSummary, AuditSummary
 from judgekit.engine.tokens import CHARS_PER_TOKEN
 from judgekit.audit.options import AuditOptions
 from judgekit.audit.rubric import NONE_TYPE, Rubric, load_rubric
 from judgekit.audit.verdict import decoding_schema, verdict_schema
 from judgekit.engine import Engine, JudgeRequest
 from judgekit.errors import ConfigError
-from judgekit.runs.models import RunResult
+from judgekit.runs.models import ResultKey, RunResult
 from judgekit.scoring.models import ScoredResult, ScoreSummary
+from judgekit.steps import StepResult
 
 
 #: Smallest per-item budget left after the system part for an audit to make sense.
@@ -42,48 +47,43 @@ MIN_ITEM_TOKENS = 1_500
 
 
 @dataclass
-class AuditReport:
-    """The audit part of an evaluation (a :class:`judgekit.evaluate.JudgedPart`)."""
+class AuditResult(StepResult[AuditRecord, AuditStepSummary]):
+    """What :func:`run_audit` returns: the audit step's records and summary."""
+
+    name: ClassVar[str] = "audit"
+    records_file: ClassVar[str | None] = "audit.jsonl"
 
     rubric: Rubric
     records: list[AuditRecord]
     tasks: list[TaskAudit]
     model: str = ""
     samples: int = 1
-    extra: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def summary(self) -> dict[str, Any]:
+    def counts(self) -> AuditSummary:
+        """``summary["audit"]``: counts of the audit, per task and category."""
         valid = [r for r in self.records if r.state == "valid"]
         ife = [r for r in valid if r.score == 1]
         by_type = Counter(r.deficiency_type or NONE_TYPE for r in ife)
-        return {
-            "rubric": self.rubric.id, "rubric_version": self.rubric.version,
-            "judge": self.model, "samples": self.samples,
-            "n_failed": len(self.records), "n_valid": len(valid),
-            "n_unscored": sum(r.state == "unscored" and not r.skipped_cost
-                              and not r.skipped for r in self.records),
-            "n_error": sum(r.state == "error" for r in self.records),
-            "n_ife": len(ife), "by_type": dict(by_type.most_common()),
-            "n_evidence_unverified": sum(not r.evidence_verified for r in valid),
-            "n_materials_cut": sum(r.materials_cut for r in self.records),
-            "suspected_tasks": [t.task_id for t in self.tasks if t.suspected],
-            "tasks": [t.model_dump(mode="json") for t in self.tasks],
-            "tries_total": sum(r.tries for r in self.records),
-            "cost_usd": round(sum(r.cost_usd for r in self.records), 6),
-            "n_skipped_cost": sum(r.skipped_cost for r in self.records),
-            "skipped": _skip_counts(self.records),
-            "n_materials_cut_to_fit": sum(r.materials_cut_to_fit for r in self.records),
-            "skipped_cost": [f"{r.task_id} / {r.arm} / attempt {r.attempt}"
-                             for r in self.records if r.skipped_cost],
-            **self.extra,
-        }
+        return AuditSummary(
+            rubric=self.rubric.id, rubric_version=self.rubric.version,
+            judge=self.model, samples=self.samples,
+            n_failed=len(self.records), n_valid=len(valid),
+            n_unscored=sum(r.state == "unscored" and not r.skipped_cost
+                           and not r.skipped for r in self.records),
+            n_error=sum(r.state == "error" for r in self.records),
+            n_ife=len(ife), by_type=dict(by_type.most_common()),
+            n_evidence_unverified=sum(not r.evidence_verified for r in valid),
+            n_materials_cut=sum(r.materials_cut for r in self.records),
+            suspected_tasks=[t.task_id for t in self.tasks if t.suspected],
+            tasks=self.tasks, tries_total=sum(r.tries for r in self.records),
+            cost_usd=round(sum(r.cost_usd for r in self.records), 6),
+            n_skipped_cost=sum(r.skipped_cost for r in self.records),
+            skipped=_skip_counts(self.records),
+            n_materials_cut_to_fit=sum(r.materials_cut_to_fit for r in self.records),
+            skipped_cost=[str(r.key()) for r in self.records if r.skipped_cost])
 
-    def summary_entries(self) -> dict[str, Any]:
-        return {"audit": self.summary}
-
-    def records_jsonl(self) -> str:
-        return "".join(json.dumps(r.model_dump(mode="json")) + "\n" for r in self.records)
+    def _summarise(self) -> AuditStepSummary:
+        return AuditStepSummary(audit=self.counts())
 
 
 def _skip_counts(records: Sequence[AuditRecord]) -> dict[str, int]:
@@ -96,12 +96,12 @@ def _normalise_type(rubric: Rubric, value: Any) -> str:
     return rubric.category_name(value) or value
 
 
-def _pairs(runs: Sequence[RunResult], summary: ScoreSummary) -> list[tuple[RunResult, ScoredResult]]:
+def _pairs(runs: Sequence[RunResult], summary: ScoreSummary
+           ) -> list[tuple[RunResult, ScoredResult]]:
     if len(runs) == len(summary.results):
         return list(zip(runs, summary.results))
-    index = {(s.run_id, s.task_id, s.arm, s.attempt): s for s in summary.results}
-    return [(r, index[(r.run_id, r.task_id, r.arm, r.attempt)]) for r in runs
-            if (r.run_id, r.task_id, r.arm, r.attempt) in index]
+    index = {ResultKey.of(s): s for s in summary.results}
+    return [(r, index[ResultKey.of(r)]) for r in runs if ResultKey.of(r) in index]
 
 
 def passed(run: RunResult, scored: ScoredResult) -> bool:
@@ -146,7 +146,7 @@ def _fitted(ask: Any, run: RunResult, scored: ScoredResult, system: str, sys_tok
 
 
 def run_audit(runs: Sequence[RunResult], summary: ScoreSummary, engine: Engine,
-              options: AuditOptions | None = None) -> AuditReport:
+              options: AuditOptions | None = None) -> AuditResult:
     """Audit every result that did not pass (see :func:`passed`); one record per result."""
     opts = options or AuditOptions()
     rubric = load_rubric(opts.rubric)
@@ -155,9 +155,9 @@ def run_audit(runs: Sequence[RunResult], summary: ScoreSummary, engine: Engine,
     decode = decoding_schema([c.name for c in rubric.categories], NONE_TYPE)
     sys_tokens = estimate_tokens(system)
     if opts.max_input_tokens < sys_tokens + MIN_ITEM_TOKENS:
-        raise ConfigError(f"--max-input-tokens {opts.max_input_tokens} is too small: rubric "
-                          f"{rubric.id!r} alone takes about {sys_tokens} tokens; use at least "
-                          f"{sys_tokens + MIN_ITEM_TOKENS}")
+        raise ConfigError(f"{{option:max_input_tokens}} {opts.max_input_tokens} is too small: "
+                          f"rubric {rubric.id!r} alone takes about {sys_tokens} tokens; use at "
+                          f"least {sys_tokens + MIN_ITEM_TOKENS}")
     pairs = _pairs(runs, summary)
     audited = [(i, r, s) for i, (r, s) in enumerate(pairs) if not passed(r, s)]
     requests: list[JudgeRequest] = []
@@ -188,6 +188,6 @@ def run_audit(runs: Sequence[RunResult], summary: ScoreSummary, engine: Engine,
                                    materials=sorted(run.materials), **fields))
     n_passed = Counter(s.task_id for r, s in pairs if passed(r, s))
     tasks = aggregate_tasks(records, dict(n_passed), min_runs=opts.min_runs)
-    return AuditReport(rubric=rubric, records=records, tasks=tasks,
+    return AuditResult(rubric=rubric, records=records, tasks=tasks,
                        model=getattr(getattr(engine, "config", None), "model", ""),
                        samples=opts.samples)
