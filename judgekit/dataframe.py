@@ -94,7 +94,7 @@ def pairwise_rows(inputs: ReportInputs) -> list[dict[str, Any]]:
 
 def to_dataframe(result: EvalResult | ReportInputs | str | Path,
                  table: Table = "results") -> pandas.DataFrame:
-    """A pandas ``DataFrame`` of an evaluation, of an ``--out`` directory, or of its inputs.
+    """A pandas ``DataFrame`` of an evaluation, of an output directory, or of its inputs.
 
     ``table="results"`` (default): one row per scored result, columns
     :data:`RESULT_COLUMNS` plus :data:`AUDIT_COLUMNS` when an audit ran.

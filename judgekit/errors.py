@@ -5,8 +5,10 @@ any of them into one line on stderr and exit code 2, never a traceback.
 
 A message that refers to one of the caller's options writes it as ``{option:NAME}``, where
 NAME is the keyword of the typed option (``max_cost_usd``); ``str()`` shows the keyword, and
-the command line shows its own flag instead (:meth:`JudgekitError.render`). Layers below the
-command line never spell a flag.
+the command line shows its own flag instead (:meth:`JudgekitError.render`). Text that is
+kept (a warning in ``summary.json``) is spelled when it is made, by :func:`render_options`,
+with the speller the caller set (:func:`spelling`; the command line sets its flags). Layers
+below the command line never spell a flag.
 
 Example:
     >>> from judgekit.errors import InputError
@@ -20,19 +22,39 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 #: ``{option:NAME}`` in a message: the caller's option NAME, spelled by whoever shows it.
 OPTION_REF = re.compile(r"\{option:([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def render_options(text: str, spell: Callable[[str], str | None] | None = None) -> str:
-    """``text`` with each ``{option:NAME}`` spelled by ``spell(NAME)`` (NAME itself when
-    ``spell`` is not given or returns ``None``)."""
+Speller = Callable[[str], "str | None"]
+
+#: How options are spelled while :func:`spelling` holds (``None``: by their keyword).
+_speller: Speller | None = None
+
+
+@contextmanager
+def spelling(spell: Speller | None) -> Iterator[None]:
+    """Spell options with ``spell`` in the text made meanwhile (the command line's flags)."""
+    global _speller
+    before, _speller = _speller, spell
+    try:
+        yield
+    finally:
+        _speller = before
+
+
+def render_options(text: str, spell: Speller | None = None) -> str:
+    """``text`` with each ``{option:NAME}`` spelled by ``spell(NAME)``, else by the speller
+    :func:`spelling` set, else as NAME itself."""
+    chosen = spell or _speller
+
     def one(match: re.Match[str]) -> str:
         name = match.group(1)
-        return (spell(name) if spell else None) or name
+        return (chosen(name) if chosen else None) or name
 
     return OPTION_REF.sub(one, text)
 
@@ -43,7 +65,7 @@ class JudgekitError(Exception):
     def __str__(self) -> str:
         return render_options(super().__str__())
 
-    def render(self, spell: Callable[[str], str | None]) -> str:
+    def render(self, spell: Speller) -> str:
         """The message with each option reference spelled by ``spell`` (the CLI's flags)."""
         return render_options(super().__str__(), spell)
 

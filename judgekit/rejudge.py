@@ -1,6 +1,6 @@
 """Judge a judged output again: add judges to it, or replace them, without re-running.
 
-An output directory (``judge --out DIR``) keeps what judging needs: the loaded results
+An output directory (where ``judgekit judge`` writes) keeps what judging needs: the loaded results
 with their diffs (``runs.jsonl``), their scores (``summary.json``), and each judge's
 verdicts (``pairwise.jsonl``; with a jury, each judge's own under ``judges``). So a judge
 can be added later: only the new judge is asked; the verdicts already there, each judge's

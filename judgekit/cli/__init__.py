@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from judgekit.errors import JudgekitError
+from judgekit.errors import JudgekitError, spelling
 
 #: Sub-command modules, in the order ``--help`` lists them.
 COMMANDS: tuple[str, ...] = (
@@ -112,7 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         check_similarity(args)
         _check_out(args)
-        return int(args.func(args) or 0)
+        with spelling(spell):
+            return int(args.func(args) or 0)
     except JudgekitError as exc:
         print(clean(f"judgekit: error: {exc.render(spell)}"), file=sys.stderr)
         return 2

@@ -233,7 +233,8 @@ def _judge_parts(pairwise: Any) -> list[tuple[str, Any]]:
 
 def _print(summary: Any) -> None:
     from judgekit.report.pairwise_terminal import print_pairwise
+    from judgekit.cli._flags import spell
     from judgekit.report.terminal import print_summary
 
-    print_summary(summary)
+    print_summary(summary, spell=spell)
     print_pairwise(summary)

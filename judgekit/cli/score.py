@@ -32,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from judgekit.evaluate import run_pipeline
     from judgekit.gcpause import collector_paused
     from judgekit.report import write_reports
+    from judgekit.cli._flags import spell
     from judgekit.report.terminal import print_summary
     from judgekit.summary import summary_of
 
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print_json(summary.as_json())
         else:
-            print_summary(summary)
+            print_summary(summary, spell=spell)
     if report is not None:
         for line in closing_lines(summary, report, judging_skipped=False,
                                   pairwise_asked=False, audit_asked=False):

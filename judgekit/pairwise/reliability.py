@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judgekit.errors import render_options
 from judgekit.pairwise.flip import to_side
 from judgekit.pairwise.models import DimensionReliability, Interval, JudgeReliability
 from judgekit.pairwise.size import SizedVerdict, size_bias, size_reason
@@ -114,11 +115,12 @@ def _message(reasons: list[str], overall: DimensionReliability,
         return (f"The judge kept its verdict when the two solutions swapped places in "
                 f"{_pct(pc)} of comparisons and showed no clear preference for a slot: the "
                 "pairwise wins reflect the solutions, not their order.")
-    return ("Do not take these pairwise results at face value: " + "; ".join(reasons)
-            + ". Flip-and-draw turns order-dependent answers into draws, so many draws mean "
-              "'the judge could not tell', not 'equally good'; use a stronger judge model or "
-              "a revised prompt, and measure again (--stability-sample shows how often it "
-              "changes its mind on the very same question).")
+    return render_options(
+        "Do not take these pairwise results at face value: " + "; ".join(reasons)
+        + ". Flip-and-draw turns order-dependent answers into draws, so many draws mean "
+          "'the judge could not tell', not 'equally good'; use a stronger judge model or "
+          "a revised prompt, and measure again ({option:stability_sample} shows how often "
+          "it changes its mind on the very same question).")
 
 
 def judge_reliability(comparisons: Sequence[Comparison],

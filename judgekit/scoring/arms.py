@@ -25,6 +25,7 @@ from operator import attrgetter
 import numpy as np
 
 from judgekit import stats
+from judgekit.errors import render_options
 from judgekit.scoring.models import (
     ArmClustered,
     ArmStats,
@@ -305,7 +306,7 @@ def compare_all(by_arm: dict[str, list[ScoredResult]], *, mixed_models: bool, se
                 f"arms {name_a!r} and {name_b!r} are served by different models "
                 f"({', '.join(sorted(m or '?' for m in models_a))} vs "
                 f"{', '.join(sorted(m or '?' for m in models_b))}): not compared; "
-                "pass --mixed-models to compare them anyway")
+                + render_options("pass {option:mixed_models} to compare them anyway"))
             continue
         comparison = compare(name_a, by_arm[name_a], name_b, by_arm[name_b],
                              by_model=not mixed_models, seed=seed, clusters=clusters)
