@@ -28,6 +28,7 @@ from typing import Any
 
 from judgekit.audit.aggregate import AuditRecord, JurorAudit, aggregate_tasks, majority_score
 from judgekit.audit.run import AuditReport
+from judgekit.engine import Skip
 
 
 def _juror(rec: AuditRecord) -> JurorAudit:
@@ -98,6 +99,11 @@ class AuditJuryReport:
     @property
     def labels(self) -> list[str]:
         return [j.label for j in self.jurors]
+
+    @property
+    def stopped(self) -> Skip | None:
+        """Why a judge's engine stopped sending calls (an authentication failure), if one did."""
+        return next((j.report.stopped for j in self.jurors if j.report.stopped), None)
 
     @property
     def records(self) -> list[AuditRecord]:
