@@ -36,7 +36,7 @@ class EngineContext:
     """One engine's shared state (see the module docstring)."""
 
     def __init__(self, config: EngineConfig) -> None:
-        self.config = config
+        self._config = config
         self.prices = PriceTable.load()
         #: the request parameters that shape answers, as cache keys record them.
         self.params: dict[str, Any] = config.request_params()
@@ -48,6 +48,17 @@ class EngineContext:
         self.owner = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
         #: why scheduling stopped (an authentication or permission failure), if it did.
         self.stopped: str | None = None
+
+    @property
+    def config(self) -> EngineConfig:
+        """How the engine calls the model; a caller may tighten it between runs (the cost
+        cap a jury leaves the audit, say), and every part reads the new one."""
+        return self._config
+
+    @config.setter
+    def config(self, config: EngineConfig) -> None:
+        self._config = config
+        self.spending.config = config
 
     def event(self, event: EngineEvent) -> None:
         emit(self.config.on_event, event)

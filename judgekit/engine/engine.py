@@ -47,7 +47,6 @@ class Engine:
     """
 
     def __init__(self, config: EngineConfig) -> None:
-        self.config = config
         self._ctx = EngineContext(config)
         self.prices = self._ctx.prices
         #: the judge server: mode, window, slots, and the count of every request it got.
@@ -55,6 +54,16 @@ class Engine:
         self._planner = Planner(self._ctx)
         self._background = Background()
         self._dispatch = Dispatcher(self._ctx, self._planner, self._background)
+
+    @property
+    def config(self) -> EngineConfig:
+        """How this engine calls the model. Assigning a new one (a smaller cost cap for
+        the next run, say) holds for the runs that follow."""
+        return self._ctx.config
+
+    @config.setter
+    def config(self, config: EngineConfig) -> None:
+        self._ctx.config = config
 
     @property
     def spent_usd(self) -> float:
