@@ -196,7 +196,7 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig | None:
     max_tries = _number(args, "--max-tries", int, 1)
     timeout = _number(args, "--timeout", float, 0, strict=True)
     retries = _number(args, "--max-retries", int, 0)
-    window = _number(args, "--judge-context", int, 256)
+    window = _number(args, "--judge-context", int, engine_config.MIN_CONTEXT_WINDOW)
     base_url = getattr(args, "base_url", None)
     if base_url:
         check_base_url(base_url, where="--base-url")

@@ -59,6 +59,8 @@ MAX_TRIES = 3
 RETRY_ATTEMPTS = 8
 #: how verdicts are asked of OpenAI-compatible servers unless told.
 STRUCTURED_OUTPUT: Choice = "auto"
+#: the smallest context window a judge model may be said to have, in tokens.
+MIN_CONTEXT_WINDOW = 256
 #: the environment variable naming the verdict cache file, and the file without it.
 CACHE_ENV = "JUDGEKIT_CACHE"
 DEFAULT_CACHE_PATH = "~/.cache/judgekit/verdicts.sqlite"
@@ -109,7 +111,7 @@ class EngineConfig(BaseModel):
     structured_output: Choice = STRUCTURED_OUTPUT
     #: the judge model's context window in tokens; ``None``: asked of a self-hosted
     #: server, else the table of hosted models (see :mod:`judgekit.engine.serving`).
-    context_window: int | None = Field(None, ge=256)
+    context_window: int | None = Field(None, ge=MIN_CONTEXT_WINDOW)
     #: first backoff delay in seconds; doubles per attempt, with jitter, capped by ``backoff_max``.
     backoff_base: float = 1.0
     backoff_max: float = 30.0

@@ -19,7 +19,7 @@ from judgekit.engine.context import EngineContext, Session
 from judgekit.engine.planning import Planner
 from judgekit.engine.providers import Completion
 from judgekit.engine.redact import redact
-from judgekit.engine.retry import ProviderRefused, Skipped
+from judgekit.engine.retry import ProviderRefused
 from judgekit.engine.server import ModeRefused
 from judgekit.engine.structured import schema_problems
 from judgekit.engine.types import ItemOutcome, JudgeRequest, NotSent, Skip
@@ -100,8 +100,6 @@ class Conversation:
             return messages
         except Declined as declined:
             return self._declined(req, declined.reason, st)
-        except Skipped as skip:
-            return self.ctx.outcome(req, "error", reason=str(skip))
         except ProviderRefused as exc:
             self.ctx.stop_after(exc)
             return self.ctx.outcome(req, "error", reason=str(exc))
