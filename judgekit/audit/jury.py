@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 from judgekit.audit.aggregate import AuditRecord, JurorAudit, aggregate_tasks, majority_score
 from judgekit.audit.models import AuditJury, AuditJuryMember, AuditStepSummary
 from judgekit.audit.step import AuditResult
+from judgekit.engine import Skip
 from judgekit.steps import StepResult
 
 
@@ -103,6 +104,11 @@ class AuditJuryResult(StepResult[AuditRecord, AuditStepSummary]):
     @property
     def labels(self) -> list[str]:
         return [j.label for j in self.jurors]
+
+    @property
+    def stopped(self) -> Skip | None:
+        """Why a judge's engine stopped sending calls (an authentication failure), if one did."""
+        return next((j.result.stopped for j in self.jurors if j.result.stopped), None)
 
     @property
     def records(self) -> list[AuditRecord]:  # type: ignore[override]

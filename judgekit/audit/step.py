@@ -35,7 +35,8 @@ from judgekit.engine.tokens import CHARS_PER_TOKEN
 from judgekit.audit.options import AuditOptions
 from judgekit.audit.rubric import NONE_TYPE, Rubric, load_rubric
 from judgekit.audit.verdict import decoding_schema, verdict_schema
-from judgekit.engine import Engine, JudgeRequest
+from judgekit.engine import Engine, JudgeRequest, Skip
+from judgekit.engine.types import stop_of
 from judgekit.errors import ConfigError
 from judgekit.runs.models import ResultKey, RunResult
 from judgekit.scoring.models import ScoredResult, ScoreSummary
@@ -58,6 +59,8 @@ class AuditResult(StepResult[AuditRecord, AuditStepSummary]):
     tasks: list[TaskAudit]
     model: str = ""
     samples: int = 1
+    #: why the engine stopped sending this audit's calls (an authentication failure), if it did.
+    stopped: Skip | None = None
 
     def counts(self) -> AuditSummary:
         """``summary["audit"]``: counts of the audit, per task and category."""
@@ -190,4 +193,4 @@ def run_audit(runs: Sequence[RunResult], summary: ScoreSummary, engine: Engine,
     tasks = aggregate_tasks(records, dict(n_passed), min_runs=opts.min_runs)
     return AuditResult(rubric=rubric, records=records, tasks=tasks,
                        model=getattr(getattr(engine, "config", None), "model", ""),
-                       samples=opts.samples)
+                       samples=opts.samples, stopped=stop_of(outcomes))

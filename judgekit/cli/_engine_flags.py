@@ -22,24 +22,29 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from judgekit.engine.config import (
-    HOSTED_CONCURRENCY,
-    HOSTED_TIMEOUT_RETRIES,
-    HOSTED_TIMEOUT_S,
-    HOW_TO_ENABLE,
-    LOCAL_TIMEOUT_S,
-    EngineConfig,
-    check_base_url,
-)
+from judgekit.cli._flags import flags
+from judgekit.engine import config as engine_config
+from judgekit.engine.config import EngineConfig, check_base_url
 from judgekit.engine.events import EngineEvent
 from judgekit.engine.modes import CHOICES
-from judgekit.engine.registry import PROVIDERS, parse_model
-from judgekit.errors import ConfigError
+from judgekit.engine.registry import BUILTINS, default_judges, parse_model
+from judgekit.errors import ConfigError, render_options
 
 __all__ = ["HOW_TO_ENABLE", "TerminalProgress", "add_engine_arguments", "config_from_args",
            "configs_from_args", "split_judge"]
 
-DEFAULTS = EngineConfig(model="anthropic:claude-haiku-4-5")
+#: The line printed when judging is skipped for want of a model, with the flag spelled.
+HOW_TO_ENABLE = render_options(engine_config.HOW_TO_ENABLE, {"judge": "--judge"}.get)
+
+
+def _judge_help() -> str:
+    """PROVIDER:MODEL and the providers (judgekit's own), then the default models."""
+    hosted = ", ".join(s.name for s in BUILTINS if not s.local)
+    local = ", ".join(s.name for s in BUILTINS if s.local)
+    defaults = ", else ".join(f"{s.default_model} if {s.key_var} is set"
+                              for s in default_judges(BUILTINS))
+    return (f"PROVIDER:MODEL: {hosted}, or a self-hosted server: {local} (no key needed); "
+            f"without it: {defaults}")
 
 
 def add_engine_arguments(parser: argparse.ArgumentParser, *, jury: bool = False) -> None:
@@ -48,23 +53,26 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, jury: bool = False)
     g = parser.add_argument_group("judge model")
     if jury:
         g.add_argument("--judge", metavar="MODEL[@URL]", action="append",
-                       help="PROVIDER:MODEL: anthropic, openai, azure, bedrock, vertex, or a "
-                            "self-hosted server: vllm, ollama, llamacpp, lmstudio (no key "
-                            "needed); @URL gives this judge its own server. Repeat for a "
-                            "jury: each judge judges every pair, the majority decides")
+                       help=f"{_judge_help()}; @URL gives this judge its own server. Repeat "
+                            "for a jury: each judge judges every pair, the majority decides")
     else:
-        g.add_argument("--judge", metavar="MODEL",
-                       help="PROVIDER:MODEL: anthropic, openai, azure, bedrock, vertex, or a "
-                            "self-hosted server: vllm, ollama, llamacpp, lmstudio (no key "
-                            "needed)")
+        g.add_argument("--judge", metavar="MODEL", help=_judge_help())
+    _add_call_arguments(g)
+    _add_cost_arguments(g)
+
+
+def _add_call_arguments(g: argparse._ArgumentGroup) -> None:
+    """Where the judge is and how it is asked."""
+    c = engine_config
     g.add_argument("--base-url", metavar="URL",
                    help="API base URL, http(s)://... (OpenAI-compatible servers too); with "
                         "several --judge, the URL of those given without @URL")
     g.add_argument("--concurrency", metavar="N",
-                   help=f"calls in flight at most (default {HOSTED_CONCURRENCY} for a hosted "
+                   help=f"calls in flight at most (default {c.HOSTED_CONCURRENCY} for a hosted "
                         "API, the slots a self-hosted server reports, else 1; shrinks when "
                         "rate-limited)")
-    g.add_argument("--structured-output", metavar="MODE", choices=CHOICES, default="auto",
+    g.add_argument("--structured-output", metavar="MODE", choices=CHOICES,
+                   default=c.STRUCTURED_OUTPUT,
                    help="how verdicts are asked of OpenAI-compatible servers: auto (the "
                         "strongest mode the server accepts), json_schema, json_object, or "
                         "prompt (the schema in the prompt)")
@@ -72,8 +80,8 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, jury: bool = False)
                    help="the judge model's context window (default: asked of a self-hosted "
                         "server, else known for hosted models); prompts are fitted to it")
     g.add_argument("--cache", metavar="PATH", type=Path,
-                   help="verdict cache file (default $JUDGEKIT_CACHE or "
-                        "~/.cache/judgekit/verdicts.sqlite); processes sharing one never "
+                   help=f"verdict cache file (default ${c.CACHE_ENV} or "
+                        f"{c.DEFAULT_CACHE_PATH}); processes sharing one never "
                         "pay twice for an item")
     g.add_argument("--no-cache", action="store_true", help="neither read nor write the verdict cache")
     g.add_argument("--retry-unscored", action="store_true",
@@ -82,21 +90,27 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, jury: bool = False)
                    help="do not mark prompts for the provider's prompt cache (Anthropic's "
                         "cache_control), nor send the first request of each pair or audited "
                         "result ahead of the others")
+
+
+def _add_cost_arguments(g: argparse._ArgumentGroup) -> None:
+    """What a run may spend, and how hard it tries."""
+    c = engine_config
     g.add_argument("--dry-run", action="store_true", help="print calls and estimated cost; call nothing")
     g.add_argument("--max-cost", metavar="USD",
                    help="cost cap: a call is sent only if the spend so far plus its worst-case "
                         "cost fits under it; items left out are counted and named")
     g.add_argument("--batch", action="store_true", help="use the provider's batch API (half price, slow)")
-    g.add_argument("--max-tries", metavar="N", default=str(DEFAULTS.max_tries),
-                   help=f"answers asked per item before it is unscored (default {DEFAULTS.max_tries})")
+    g.add_argument("--max-tries", metavar="N", default=str(c.MAX_TRIES),
+                   help=f"answers asked per item before it is unscored (default {c.MAX_TRIES})")
     g.add_argument("--timeout", metavar="S",
                    help=f"seconds one call may take before it is abandoned (default "
-                        f"{HOSTED_TIMEOUT_S:g} for a hosted API, tried {HOSTED_TIMEOUT_RETRIES} "
-                        f"more times at most; {LOCAL_TIMEOUT_S:g} for a self-hosted server, "
-                        "never re-sent while it may still be working on it)")
-    g.add_argument("--max-retries", metavar="N", default=str(DEFAULTS.retry_attempts - 1),
+                        f"{c.HOSTED_TIMEOUT_S:g} for a hosted API, tried "
+                        f"{c.HOSTED_TIMEOUT_RETRIES} more times at most; "
+                        f"{c.LOCAL_TIMEOUT_S:g} for a self-hosted server, never re-sent while "
+                        "it may still be working on it)")
+    g.add_argument("--max-retries", metavar="N", default=str(c.RETRY_ATTEMPTS - 1),
                    help="retries of a call after transient failures (429, 5xx, dropped "
-                        f"connections; default {DEFAULTS.retry_attempts - 1})")
+                        f"connections; default {c.RETRY_ATTEMPTS - 1})")
 
 
 def _number(args: argparse.Namespace, name: str, kind: type, low: float, *,
@@ -182,10 +196,10 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig | None:
     max_tries = _number(args, "--max-tries", int, 1)
     timeout = _number(args, "--timeout", float, 0, strict=True)
     retries = _number(args, "--max-retries", int, 0)
-    window = _number(args, "--judge-context", int, 256)
+    window = _number(args, "--judge-context", int, engine_config.MIN_CONTEXT_WINDOW)
     base_url = getattr(args, "base_url", None)
     if base_url:
-        check_base_url(base_url)
+        check_base_url(base_url, where="--base-url")
     model = getattr(args, "judge", None)
     if isinstance(model, list):
         model = model[0] if model else None
@@ -196,8 +210,8 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig | None:
             base_url = scope = own_url
         parse_model(model)
     else:
-        for spec in PROVIDERS.values():
-            if spec.default_model and os.environ.get(spec.key_var):
+        for spec in default_judges():
+            if os.environ.get(spec.key_var):
                 model = spec.default_model
                 print(f"judge: {model} ({spec.key_var} is set and no --judge was given)",
                       file=sys.stderr)
@@ -242,7 +256,7 @@ class TerminalProgress:
     def __call__(self, event: EngineEvent) -> None:
         kind = event.kind
         if kind == "note":
-            self._print(f"judgekit: {event.text}")
+            self._print(f"judgekit: {flags(event.text)}")
         elif kind == "estimate":
             self._print(event.text)
         elif kind == "start":

@@ -172,10 +172,9 @@ def auth_stop(result: Any) -> str | None:
     if result.pairwise is not None and getattr(result.pairwise, "stopped", None):
         return str(result.pairwise.stopped)
     if result.audit is not None and not getattr(result.audit, "carried_over", False):
-        for record in result.audit.records:
-            reason = getattr(record, "reason", None) or ""
-            if reason.startswith("not sent: "):
-                return reason.removeprefix("not sent: ")
+        stop = getattr(result.audit, "stopped", None)  # a judgekit.engine.Skip
+        if stop is not None:
+            return str(stop.detail)
     return None
 
 

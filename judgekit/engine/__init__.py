@@ -15,8 +15,18 @@ from typing import TYPE_CHECKING, Any
 
 from judgekit.engine.config import HOW_TO_ENABLE, EngineConfig
 from judgekit.engine.events import EngineEvent
+from judgekit.engine.judge import Judge
 from judgekit.engine.registry import PROVIDERS, ProviderSpec
-from judgekit.engine.types import STATES, Estimate, ItemOutcome, Judge, JudgeRequest, State, Usage
+from judgekit.engine.types import (
+    STATES,
+    Estimate,
+    ItemOutcome,
+    JudgeRequest,
+    NotSent,
+    Skip,
+    State,
+    Usage,
+)
 
 if TYPE_CHECKING:
     from judgekit.engine.engine import Engine
@@ -42,7 +52,9 @@ __all__ = [
     "ItemOutcome",
     "Judge",
     "JudgeRequest",
+    "NotSent",
     "ProviderSpec",
+    "Skip",
     "State",
     "Usage",
 ]

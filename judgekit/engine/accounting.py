@@ -18,9 +18,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgekit.engine.types import NotSent, SkipReason
+
 FailureCause = Literal["rejected_mode", "context_exceeded", "timeout", "rate_limited",
                        "server_error", "connection", "refused", "bad_answer"]
-SkipReason = Literal["too_long_for_context"]
 
 
 class ModeStep(BaseModel):
@@ -37,7 +38,7 @@ class StructuredOutput(BaseModel):
 
     mode: str = Field(description="json_schema, json_object, prompt, or tool (Anthropic).")
     source: str = Field("auto", description="auto (found by asking), cache (a previous "
-                                            "run found it), provider, or the override.")
+                                            "run found it), provider, or set by the caller.")
     confirmed: bool = Field(False, description="The server answered in this mode.")
     stepped_down: list[ModeStep] = Field(default_factory=list)
 
@@ -48,8 +49,9 @@ class ContextBudget(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     window_tokens: int | None = None
-    source: str | None = Field(None, description="--judge-context, the server, the table "
-                                                 "of hosted models, or its error message.")
+    source: str | None = Field(None, description="Where the window is known from: set by "
+                                                 "the caller, the server, the table of "
+                                                 "hosted models, or its error message.")
     answer_tokens: int = Field(0, description="Tokens kept free for the answer (sent as "
                                               "max_tokens).")
     token_count: str = Field("estimate", description="How prompt tokens were counted: the "
@@ -94,5 +96,9 @@ class JudgeRun(BaseModel):
     def count_failure(self, cause: FailureCause) -> None:
         self.failed_calls[cause] = self.failed_calls.get(cause, 0) + 1
 
-    def count_skip(self, reason: SkipReason) -> None:
-        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+    def count_skip(self, reason: NotSent) -> None:
+        self.skipped[reason.value] = self.skipped.get(reason.value, 0) + 1
+
+
+__all__ = ["ContextBudget", "FailureCause", "JudgeRun", "ModeStep", "SkipReason",
+           "StructuredOutput"]

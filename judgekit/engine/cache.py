@@ -3,7 +3,7 @@
 Each finished item (a valid verdict, or ``unscored`` once the repair loop ran out) is
 committed the moment it completes (WAL journal), so a run
 killed at any point, even with ``kill -9``, loses only the items in flight. The file also
-records submitted provider batches, so a restarted ``--batch`` run polls them instead of
+records submitted provider batches, so a restarted batch run polls them instead of
 submitting again, and *claims*: a process about to ask for an item claims it first (a
 lease it renews while it works), so processes sharing one cache file never pay twice for
 the same item; a claim of a killed process simply expires. No key material is ever

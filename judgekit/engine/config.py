@@ -20,18 +20,27 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from judgekit.engine.events import EngineEvent
-from judgekit.engine.registry import parse_model, spec_for
+from judgekit.engine.modes import Choice
+from judgekit.engine.registry import BUILTINS, default_judges, parse_model, spec_for
+from judgekit.engine.serving import is_local_url
 from judgekit.errors import ConfigError
 
-#: One line callers print when judging is skipped for want of a model.
-HOW_TO_ENABLE = (
-    "judging skipped: pass --judge anthropic:<model> or openai:<model> "
-    "(or set ANTHROPIC_API_KEY / OPENAI_API_KEY)"
-)
+
+def _how_to_enable() -> str:
+    judges = default_judges(BUILTINS)
+    models = " or ".join(f"{spec.name}:<model>" for spec in judges)
+    keys = " / ".join(spec.key_var for spec in judges)
+    return f"judging skipped: pass {{option:judge}} {models} (or set {keys})"
 
 
-def check_base_url(url: str, where: str = "--base-url") -> str:
-    """``url`` when it is an ``http(s)://host...`` URL; else :class:`ConfigError`."""
+#: One line callers print when judging is skipped for want of a model (``{option:judge}``
+#: is the caller's way to name the judge model; see :func:`judgekit.errors.render_options`).
+HOW_TO_ENABLE = _how_to_enable()
+
+
+def check_base_url(url: str, where: str = "{option:base_url}") -> str:
+    """``url`` when it is an ``http(s)://host...`` URL; else :class:`ConfigError`
+    (``where`` names what gave it: the option by default, or an environment variable)."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ConfigError(f"{where} {url!r} is not a URL: expected http://HOST[:PORT][/PATH] "
@@ -44,6 +53,17 @@ HOSTED_CONCURRENCY = 16
 HOSTED_TIMEOUT_S = 60.0
 HOSTED_TIMEOUT_RETRIES = 2
 LOCAL_TIMEOUT_S = 600.0
+#: model answers asked per item before it is unscored (1 + re-asks).
+MAX_TRIES = 3
+#: attempts per call on transient failures (the first and its retries).
+RETRY_ATTEMPTS = 8
+#: how verdicts are asked of OpenAI-compatible servers unless told.
+STRUCTURED_OUTPUT: Choice = "auto"
+#: the smallest context window a judge model may be said to have, in tokens.
+MIN_CONTEXT_WINDOW = 256
+#: the environment variable naming the verdict cache file, and the file without it.
+CACHE_ENV = "JUDGEKIT_CACHE"
+DEFAULT_CACHE_PATH = "~/.cache/judgekit/verdicts.sqlite"
 
 
 class EngineConfig(BaseModel):
@@ -68,7 +88,7 @@ class EngineConfig(BaseModel):
     use_cache: bool = True
     retry_unscored: bool = False
     #: model answers asked per item before it is ``unscored`` (1 + re-asks).
-    max_tries: int = Field(3, ge=1)
+    max_tries: int = Field(MAX_TRIES, ge=1)
     #: no call is admitted unless spend so far plus its worst-case cost fits under this.
     max_cost_usd: float | None = Field(None, gt=0)
     dry_run: bool = False
@@ -82,16 +102,16 @@ class EngineConfig(BaseModel):
     timeout: float | None = Field(None, gt=0)
     #: attempts per call on transient failures (429, 5xx, timeouts, dropped connections,
     #: answers that are not the API's JSON).
-    retry_attempts: int = Field(8, ge=1)
+    retry_attempts: int = Field(RETRY_ATTEMPTS, ge=1)
     #: a call that timed out is tried again at most this many times; ``None``: twice for a
     #: hosted API, never for a self-hosted server (it may still be working on the request).
     timeout_retries: int | None = Field(None, ge=0)
     #: how verdicts are asked of OpenAI-compatible servers: ``auto`` finds the strongest
     #: mode the server accepts (see :mod:`judgekit.engine.modes`).
-    structured_output: Literal["auto", "json_schema", "json_object", "prompt"] = "auto"
+    structured_output: Choice = STRUCTURED_OUTPUT
     #: the judge model's context window in tokens; ``None``: asked of a self-hosted
     #: server, else the table of hosted models (see :mod:`judgekit.engine.serving`).
-    context_window: int | None = Field(None, ge=256)
+    context_window: int | None = Field(None, ge=MIN_CONTEXT_WINDOW)
     #: first backoff delay in seconds; doubles per attempt, with jitter, capped by ``backoff_max``.
     backoff_base: float = 1.0
     backoff_max: float = 30.0
@@ -130,10 +150,10 @@ class EngineConfig(BaseModel):
         """The SQLite file of the verdict cache."""
         if self.cache_path is not None:
             return Path(self.cache_path).expanduser()
-        env = os.environ.get("JUDGEKIT_CACHE")
+        env = os.environ.get(CACHE_ENV)
         if env:
             return Path(env).expanduser()
-        return Path.home() / ".cache" / "judgekit" / "verdicts.sqlite"
+        return Path(DEFAULT_CACHE_PATH).expanduser()
 
     def resolved_base_url(self) -> str | None:
         if self.base_url:
@@ -148,8 +168,6 @@ class EngineConfig(BaseModel):
     def local(self) -> bool:
         """The judge is a self-hosted OpenAI-compatible server (a local preset, or
         ``openai:`` with a base URL on this machine or a private network)."""
-        from judgekit.engine.serving import is_local_url
-
         spec = spec_for(self.provider)
         return spec.local or (spec.name == "openai" and is_local_url(self.resolved_base_url()))
 

@@ -1,15 +1,15 @@
 """Fit every request into the judge model's context window, with room for the answer.
 
-The window is known from ``--judge-context``, the server itself, the table of hosted
-models, or learnt from the server's own context-length error (see
-:mod:`judgekit.engine.serving`). Prompt tokens are counted by the server's tokenizer where
+The window is known from the caller (``EngineConfig.context_window``), the server
+itself, the table of hosted models, or learnt from the server's own context-length error
+(see :mod:`judgekit.engine.serving`). Prompt tokens are counted by the server's tokenizer where
 it has one, else estimated on the safe side (:data:`SAFE_CHARS_PER_TOKEN`, tightened by
 what a context-length error reveals). A request over its budget is rebuilt by its own
 ``fit`` (the caller's rule: whole diff hunks, condensed materials) to a smaller size;
 one that cannot fit even then is not sent.
 
 Example:
-    >>> w = Window(tokens=6144, source="flag", max_tokens=2048)
+    >>> w = Window(tokens=6144, source="set by the caller", max_tokens=2048)
     >>> w.answer_tokens, w.prompt_budget
     (1024, 5056)
     >>> Window(tokens=None, source=None, max_tokens=2048).prompt_budget is None

@@ -41,6 +41,9 @@ Mode = Literal["json_schema", "json_object", "prompt", "tool"]
 Choice = Literal["auto", "json_schema", "json_object", "prompt"]
 LADDER: tuple[Mode, ...] = ("json_schema", "json_object", "prompt")
 CHOICES: tuple[Choice, ...] = ("auto", "json_schema", "json_object", "prompt")
+#: how a mode, a window or a concurrency is found when the caller gave it: the source
+#: summaries record beside ``auto``, ``cache``, ``provider``, the server's own word.
+SET_BY_CALLER = "set by the caller"
 
 _CONTEXT = re.compile(
     r"(?i)context(?:[ _]length|[ _]window|[ _]size)?|n_ctx|too long|too many tokens|"
@@ -136,7 +139,7 @@ class ModeLadder:
             return cls(LADDER, confirmed=confirmed, source="auto")
         if choice == "tool":
             return cls(("tool",), confirmed=True, source="provider")
-        return cls((choice,), confirmed=True, source="--structured-output")
+        return cls((choice,), confirmed=True, source=SET_BY_CALLER)
 
     @property
     def current(self) -> Mode:

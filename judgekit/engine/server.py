@@ -21,6 +21,7 @@ from judgekit.engine.accounting import ContextBudget, JudgeRun, ModeStep, Struct
 from judgekit.engine.config import EngineConfig
 from judgekit.engine.fitting import Window
 from judgekit.engine.modes import (
+    SET_BY_CALLER,
     ModeLadder,
     StepDown,
     context_limit,
@@ -69,7 +70,7 @@ class ServerState:
         self.ladder = ModeLadder.start(fixed, confirmed=fixed != "auto")
         if fixed == "auto" and base_url is None and config.provider == "openai":
             self.ladder.confirmed, self.ladder.source = True, "provider"  # OpenAI's own API
-        window, source = config.context_window, "--judge-context"
+        window, source = config.context_window, SET_BY_CALLER
         if window is None and not self.local:
             window, source = known_window(config.provider, config.model_name), "table of hosted models"
         self.window = Window(tokens=window, source=source if window else None,
@@ -107,7 +108,7 @@ class ServerState:
         self.settled = self.config.settled(slots)
         self.run.concurrency = self.settled.concurrency or 1
         if self.config.concurrency is not None:
-            self.run.concurrency_source = "--concurrency"
+            self.run.concurrency_source = SET_BY_CALLER
         elif not self.local:
             self.run.concurrency_source = "default for a hosted API"
         elif slots is None:

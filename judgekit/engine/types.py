@@ -17,16 +17,12 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from enum import Enum
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
-
-from judgekit.engine.accounting import SkipReason
-
-if TYPE_CHECKING:
-    from judgekit.engine.config import EngineConfig
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 #: The three states every item ends in. ``unscored`` and ``error`` never count as a score.
 #: Declared here once; pairwise and audit records use this very type.
@@ -115,6 +111,61 @@ class Usage(BaseModel):
         )
 
 
+#: reason of an item not asked because the cost cap would not admit its call.
+MAX_COST_REASON = "max cost reached"
+
+
+class NotSent(str, Enum):
+    """Why the engine sent no call for an item, or no further call.
+
+    A value is what files store where they name the reason (``"too_long_for_context"`` in
+    a record's ``skipped``, the keys of ``summary["judge"]["skipped"]``).
+    """
+
+    #: the cost cap would not admit the call.
+    COST_CAP = "cost_cap"
+    #: even cut by the caller's rule, the request would not fit the judge model's window.
+    TOO_LONG_FOR_CONTEXT = "too_long_for_context"
+    #: an authentication or permission failure stopped every later call of the engine.
+    STOPPED = "stopped"
+    #: a dry run: nothing is sent.
+    DRY_RUN = "dry_run"
+
+
+#: The reasons records store in their ``skipped`` field (the cost cap has its own field, ``skipped_cost``).
+SkipReason = Literal["too_long_for_context"]
+
+
+class Skip(BaseModel):
+    """Why an item's call was not sent: the reason, what it says, and how far the item got.
+
+    Example:
+        >>> Skip(reason=NotSent.COST_CAP, answers=2).describe()
+        'max cost reached before a valid verdict (2 answers)'
+        >>> Skip(reason=NotSent.STOPPED, detail="authentication failed (HTTP 401)").describe()
+        'not sent: authentication failed (HTTP 401)'
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    reason: NotSent
+    #: the particulars: the failure that stopped the engine, the sizes that did not fit.
+    detail: str = ""
+    #: model answers the item had got before (0: it was not asked at all).
+    answers: int = 0
+
+    def describe(self) -> str:
+        """The outcome's ``reason`` text for this skip."""
+        if self.reason is NotSent.COST_CAP:
+            return (MAX_COST_REASON if self.answers == 0 else
+                    f"{MAX_COST_REASON} before a valid verdict ({self.answers} answers)")
+        if self.reason is NotSent.STOPPED:
+            return f"not sent: {self.detail}"
+        if self.reason is NotSent.DRY_RUN:
+            return "dry run"
+        return self.detail
+
+
 class ItemOutcome(BaseModel):
     """What became of one request. Exactly one per request.
 
@@ -126,10 +177,8 @@ class ItemOutcome(BaseModel):
         cached: served from the verdict cache without any call.
         usage, cost_usd: spent by *this* run on the item (zero when cached).
         retries: transient failures (429, 5xx, timeouts) retried on the way.
-        skipped_cost: not asked at all, because the cost cap would not admit its call
-            (``state`` is ``unscored``, ``reason`` says so).
-        skipped: not asked at all for another reason: ``too_long_for_context`` (even cut
-            by the caller's rule, it would not fit the judge model's window).
+        not_sent: why no call (or no further call) was sent for the item, typed; ``reason``
+            says it in words.
         fitted: the request was cut to fit the judge model's window.
     """
 
@@ -144,9 +193,39 @@ class ItemOutcome(BaseModel):
     cost_usd: float = 0.0
     model: str = ""
     retries: int = 0
-    skipped_cost: bool = False
-    skipped: SkipReason | None = None
+    not_sent: Skip | None = None
     fitted: bool = False
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def skipped_cost(self) -> bool:
+        """Not asked at all, because the cost cap would not admit its call (``state`` is
+        ``unscored``)."""
+        skip = self.not_sent
+        return skip is not None and skip.reason is NotSent.COST_CAP and skip.answers == 0
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def skipped(self) -> SkipReason | None:
+        """Not asked at all for another reason, as records store it: ``too_long_for_context``."""
+        skip = self.not_sent
+        if skip is not None and skip.reason is NotSent.TOO_LONG_FOR_CONTEXT:
+            return "too_long_for_context"
+        return None
+
+
+def stop_of(outcomes: Iterable[ItemOutcome]) -> Skip | None:
+    """Why the engine stopped sending calls (an authentication or permission failure), as
+    the first item it did not send for that says; ``None`` when it did not stop.
+
+    Example:
+        >>> skip = Skip(reason=NotSent.STOPPED, detail="permission denied (HTTP 403)")
+        >>> stop_of([ItemOutcome(key="a", state="valid"),
+        ...          ItemOutcome(key="b", state="error", not_sent=skip)]).detail
+        'permission denied (HTTP 403)'
+    """
+    return next((o.not_sent for o in outcomes
+                 if o.not_sent is not None and o.not_sent.reason is NotSent.STOPPED), None)
 
 
 class Estimate(BaseModel):
@@ -168,21 +247,3 @@ class Estimate(BaseModel):
 
 #: ``on_outcome(i, outcome)``: told of request ``i``'s outcome as soon as it is known.
 OnOutcome = Callable[[int, ItemOutcome], object]
-
-
-class Judge(Protocol):
-    """What pairwise judging, the audit and :func:`judgekit.evaluate` need of a judge:
-    :class:`judgekit.engine.Engine` is one; a test double or another backend can be."""
-
-    config: EngineConfig
-
-    def run(self, requests: Iterable[JudgeRequest], *, total: int | None = None,
-            on_outcome: OnOutcome | None = None) -> list[ItemOutcome]:
-        """One outcome per request, in order; ``requests`` may be a lazy iterable of
-        ``total`` requests, read while the first calls are in flight. ``on_outcome(i,
-        outcome)``, when given, may hear of outcomes before the list is returned."""
-        ...
-
-    def estimate(self, requests: Sequence[JudgeRequest]) -> Estimate:
-        """What running ``requests`` would cost; no call is made."""
-        ...

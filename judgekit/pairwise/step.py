@@ -20,7 +20,7 @@ from functools import partial
 from typing import Any
 
 from judgekit.diffs import DEFAULT_INFRA_PATHS, strip_paths
-from judgekit.engine.types import ItemOutcome, Judge, JudgeRequest
+from judgekit.engine import ItemOutcome, Judge, JudgeRequest
 from judgekit.errors import ConfigError
 from judgekit.pairwise.context import code_context
 from judgekit.pairwise.flip import OrderState, combine, identical_outcome

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from judgekit.engine import Engine, EngineConfig, EngineEvent, JudgeRequest, Usage
+from judgekit.engine import Engine, EngineConfig, EngineEvent, JudgeRequest, NotSent, Usage
 from judgekit.engine.pricing import PriceTable
 from judgekit.errors import ConfigError
 from judgekit.testing import FakeAPIServer, Reply
@@ -62,6 +62,8 @@ def test_max_cost_is_a_cap_recorded_spend_never_exceeds_it(
     skipped = [o for o in outs if o.skipped_cost]
     assert len(asked) + len(skipped) == 40 and skipped  # every item accounted for
     assert {o.reason for o in skipped} == {"max cost reached"}
+    assert {(o.not_sent.reason, o.not_sent.answers) for o in skipped if o.not_sent} == {
+        (NotSent.COST_CAP, 0)} and all(o.not_sent for o in skipped)
     assert len(server.requests) == len(asked)
     assert len(asked) >= 3  # three worst cases fit under 3.5 of them
     assert sum("max cost" in e.text for e in events if e.kind == "note") == 1
@@ -76,6 +78,16 @@ def test_cost_cap_holds_across_runs_of_one_engine(server: FakeAPIServer, tmp_pat
                                       schema=SCHEMA) for i in range(30)])
     assert engine.spent_usd <= worst * 1.5
     assert any(o.skipped_cost for o in second) or all(o.skipped_cost for o in first)
+
+
+def test_a_tighter_cap_given_between_runs_holds_for_the_next(
+        server: FakeAPIServer, tmp_path: Path) -> None:
+    server.responder = lambda a, b: Reply.ok(GOOD, usage={"output_tokens": 2000})
+    engine = Engine(config(server, tmp_path, use_cache=False, max_cost_usd=10.0))
+    assert all(o.state == "valid" for o in engine.run(reqs(2)))
+    engine.config = engine.config.model_copy(update={"max_cost_usd": engine.spent_usd + 1e-9})
+    assert all(o.skipped_cost for o in engine.run(reqs(2)))
+    assert len(server.requests) == 2
 
 
 def test_non_positive_cap_is_refused() -> None:
@@ -99,6 +111,7 @@ def test_dry_run_sends_nothing(server: FakeAPIServer, tmp_path: Path) -> None:
     assert len(server.requests) == 2
     assert [o.state for o in outs] == ["valid"] * 2 + ["unscored"] * 3
     assert {o.reason for o in outs[2:]} == {"dry run"}
+    assert {o.not_sent.reason for o in outs[2:] if o.not_sent} == {NotSent.DRY_RUN}
     est = engine.estimate(reqs(5))
     assert (est.calls, est.cached) == (3, 2) and est.est_cost_usd > 0
     assert [e.text for e in events if e.kind == "estimate"] == [

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from judgekit.engine import Engine, EngineConfig, JudgeRequest
+from judgekit.engine import Engine, EngineConfig, JudgeRequest, NotSent
 from judgekit.testing import FakeAPIServer
 from judgekit.testing.dialects import Dialect
 
@@ -148,6 +148,7 @@ def test_an_item_that_cannot_fit_is_skipped_not_sent(tmp_path: Path) -> None:
         [out] = engine.run([JudgeRequest("k", "Judge.", "y" * 20_000, SCHEMA)])  # no fit
         calls = server.count("openai")
     assert out.state == "unscored" and out.skipped == "too_long_for_context"
+    assert out.not_sent is not None and out.not_sent.reason is NotSent.TOO_LONG_FOR_CONTEXT
     assert "context window" in (out.reason or "") and calls == 0
     assert engine.judge_run().skipped == {"too_long_for_context": 1}
 
@@ -157,7 +158,7 @@ def test_judge_context_flag_overrides_the_server(tmp_path: Path) -> None:
         engine = Engine(_config(server, tmp_path, use_cache=False, context_window=1500))
         [out] = engine.run([_shrinking("k", "z" * 30_000)])
     assert out.state == "valid" and out.fitted
-    assert engine.judge_run().context.source == "--judge-context"
+    assert engine.judge_run().context.source == "set by the caller"
     assert max(server.prompt_tokens) + engine.judge_run().context.answer_tokens <= 1500
 
 
@@ -167,7 +168,7 @@ def test_presets_need_no_key_and_know_their_address(preset: str, port: int) -> N
     config = EngineConfig(model=f"{preset}:m")
     assert config.resolved_base_url() == f"http://127.0.0.1:{port}/v1"
     assert config.local and config.settled().timeout == 600.0
-    from judgekit.engine.providers import make_provider
+    from judgekit.engine.connect import make_provider
 
     assert make_provider(config).name == "openai"  # no key in the environment: fine
 

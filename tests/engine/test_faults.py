@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from judgekit.engine import Engine, EngineEvent
+from judgekit.engine import Engine, EngineEvent, NotSent
+from judgekit.engine.types import stop_of
 from judgekit.engine.cache import VerdictCache
 from judgekit.testing import FakeAPIServer, Reply, fault_mix, scripted
 from tests.engine.engine_helpers import GOOD, config, reqs
@@ -40,6 +41,9 @@ def test_auth_failure_stops_scheduling_at_once(server: FakeAPIServer, tmp_path: 
     assert sum(e.text.startswith("stopped:") for e in events if e.kind == "note") == 1
     again = engine.run(reqs(3))  # the same engine sends nothing more (e.g. the audit step)
     assert len(server.requests) <= 4 and all(o.state == "error" for o in again)
+    stop = stop_of(again)  # why, typed: the items not sent say so
+    assert stop is not None and stop.reason is NotSent.STOPPED and stop.detail == engine.stopped
+    assert all(o.reason == f"not sent: {engine.stopped}" for o in again)  # as records store it
 
 
 def test_a_server_that_never_answers_costs_a_bounded_wait(server: FakeAPIServer,
@@ -129,3 +133,23 @@ def test_events_never_print(server: FakeAPIServer, tmp_path: Path,
 def test_asyncio_entry_point_still_works(server: FakeAPIServer, tmp_path: Path) -> None:
     outs = asyncio.run(Engine(config(server, tmp_path)).arun(reqs(2)))
     assert [o.state for o in outs] == ["valid", "valid"]
+
+
+def test_a_401_during_the_audit_ends_the_command_in_one_line(tmp_path: Path) -> None:
+    """The command learns that the engine stopped from the audit's typed reason (not from
+    the words of its records) and says nothing more than the engine's own notice."""
+    from tests.clirun import judgekit
+    from tests.pairwise.helpers import diff, result, write_runs
+
+    runs = write_runs(tmp_path / "runs.json", [
+        r for t in range(6) for r in (result(f"t{t}", "base", diff(f"plain {t}"), passed=False),
+                                      result(f"t{t}", "ctx", diff(f"other {t}"), passed=False))])
+    with FakeAPIServer(lambda api, body: Reply.fault(401)) as server:
+        proc = judgekit("judge", runs, "--no-similarity", "--no-pairwise", "--judge",
+                        "anthropic:claude-haiku-4-5", "--concurrency", "2", "--out",
+                        tmp_path / "out", env={**server.env(), "ANTHROPIC_API_KEY": "k-401",
+                                               "JUDGEKIT_CACHE": str(tmp_path / "c.sqlite")})
+        calls = server.count("anthropic")
+    assert proc.returncode == 1 and calls <= 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "authentication failed" in lines[0], proc.stderr

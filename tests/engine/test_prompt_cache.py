@@ -269,7 +269,7 @@ def test_small_prefixes_are_not_cached_by_the_simulated_server(server: FakeAPISe
 def test_bedrock_and_vertex_mark_the_same_prefix(model: str,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     from judgekit.engine.config import EngineConfig
-    from judgekit.engine.providers import make_provider
+    from judgekit.engine.connect import make_provider
 
     for name, value in (("AWS_REGION", "us-east-1"), ("AWS_ACCESS_KEY_ID", "x"),
                         ("AWS_SECRET_ACCESS_KEY", "y"), ("CLOUD_ML_REGION", "us-east5"),

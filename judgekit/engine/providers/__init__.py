@@ -2,13 +2,14 @@
 
 A provider turns a :class:`~judgekit.engine.types.JudgeRequest` into API calls through
 the provider's structured route, parses answers into :class:`Completion` objects, builds
-the re-ask turns of the repair loop, and speaks the provider's batch API.
+the re-ask turns of the repair loop, and speaks the provider's batch API. Which class
+serves which model id is the registry's business (:mod:`judgekit.engine.registry`);
+:func:`judgekit.engine.connect.make_provider` builds one.
 
 Example:
-    >>> from judgekit.engine.config import EngineConfig
-    >>> p = make_provider(EngineConfig(model="openai:gpt-4.1", base_url="http://127.0.0.1:9/v1"))
-    >>> p.name, p.model
-    ('openai', 'gpt-4.1')
+    >>> pool = ClientPool(lambda: object(), concurrency=20)
+    >>> len(pool.clients)
+    2
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from __future__ import annotations
 import inspect
 import itertools
 import json
-import os
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,10 +26,8 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from judgekit.engine.config import EngineConfig
 from judgekit.engine.modes import Mode
-from judgekit.engine.registry import spec_for
 from judgekit.engine.retry import BadAnswer
 from judgekit.engine.types import JudgeRequest, Usage
-from judgekit.errors import ConfigError
 
 C = TypeVar("C")
 
@@ -96,24 +94,6 @@ class Provider(Protocol):
 def params_for(config: EngineConfig) -> dict[str, Any]:
     """The request parameters that shape answers, as recorded in cache keys."""
     return config.request_params()
-
-
-def make_provider(config: EngineConfig) -> Provider:
-    """The provider named by ``config.model``, with key and base URL resolved."""
-    spec = spec_for(config.provider)
-    base_url = config.resolved_base_url()
-    key = os.environ.get(spec.key_var) if spec.key_var else None
-    if not key:
-        if base_url is None and spec.key_required:
-            raise ConfigError(f"{spec.key_var} is not set (needed for {config.model})")
-        key = PLACEHOLDER_KEY
-    return spec.factory(config, key, base_url)
-
-
-def api_key_of(config: EngineConfig) -> str | None:
-    """The key calls to ``config``'s provider carry (``None`` for a keyless server)."""
-    spec = spec_for(config.provider)
-    return os.environ.get(spec.key_var) or None if spec.key_var else None
 
 
 #: connections per SDK client. The HTTP pool under the SDKs scans every connection it holds
@@ -188,7 +168,7 @@ def not_api_json(answer: Any, expected: str, kind: str | None = None) -> BadAnsw
             "text that is not JSON" if isinstance(answer, str) else
             f"a {type(answer).__name__}")
     return BadAnswer(f"the provider answered HTTP 200 with {kind}, not the API's {expected} "
-                     f"JSON (wrong --base-url, or a proxy in the way?): {head[:160]!r}")
+                     f"JSON (wrong base URL, or a proxy in the way?): {head[:160]!r}")
 
 
 @lru_cache(maxsize=1)

@@ -138,6 +138,21 @@ class AnthropicProvider:
         await self.pool.aclose()
 
 
+def anthropic_client(config: EngineConfig, key: str, base_url: str | None) -> AnthropicProvider:
+    """The client of the Anthropic API (the registry's factory of ``anthropic:``)."""
+    return AnthropicProvider(config, api_key=key, base_url=base_url)
+
+
+def bedrock_client(config: EngineConfig, key: str, base_url: str | None) -> AnthropicProvider:
+    """Anthropic on AWS Bedrock (``bedrock:``)."""
+    return AnthropicProvider(config, api_key=key, base_url=base_url, route="bedrock")
+
+
+def vertex_client(config: EngineConfig, key: str, base_url: str | None) -> AnthropicProvider:
+    """Anthropic on Google Vertex (``vertex:``)."""
+    return AnthropicProvider(config, api_key=key, base_url=base_url, route="vertex")
+
+
 def _client(route: str, api_key: str, base_url: str | None, config: EngineConfig) -> Any:
     http = dict(max_retries=0, timeout=config.timeout,
                 http_client=anthropic.DefaultAsyncHttpxClient(verify=shared_ssl_context()))

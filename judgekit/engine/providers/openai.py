@@ -161,6 +161,17 @@ class OpenAIProvider:
         await self.pool.aclose()
 
 
+def openai_client(config: EngineConfig, key: str, base_url: str | None) -> OpenAIProvider:
+    """The client of OpenAI's API or an OpenAI-compatible server (the registry's factory
+    of ``openai:`` and of the self-hosted presets)."""
+    return OpenAIProvider(config, api_key=key, base_url=base_url)
+
+
+def azure_client(config: EngineConfig, key: str, base_url: str | None) -> OpenAIProvider:
+    """Azure OpenAI (``azure:``)."""
+    return OpenAIProvider(config, api_key=key, base_url=base_url, azure=True)
+
+
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 

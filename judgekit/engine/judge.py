@@ -1,0 +1,30 @@
+"""What the steps need of a judge: :class:`Judge`, a protocol.
+
+:class:`judgekit.engine.Engine` is one; a test double or another backend can be. Pairwise
+judging, the audit and :func:`judgekit.evaluate` take any object of this shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from judgekit.engine.config import EngineConfig
+from judgekit.engine.types import Estimate, ItemOutcome, JudgeRequest, OnOutcome
+
+
+class Judge(Protocol):
+    """What pairwise judging, the audit and :func:`judgekit.evaluate` need of a judge."""
+
+    config: EngineConfig
+
+    def run(self, requests: Iterable[JudgeRequest], *, total: int | None = None,
+            on_outcome: OnOutcome | None = None) -> list[ItemOutcome]:
+        """One outcome per request, in order; ``requests`` may be a lazy iterable of
+        ``total`` requests, read while the first calls are in flight. ``on_outcome(i,
+        outcome)``, when given, may hear of outcomes before the list is returned."""
+        ...
+
+    def estimate(self, requests: Sequence[JudgeRequest]) -> Estimate:
+        """What running ``requests`` would cost; no call is made."""
+        ...
