@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
-from judgekit.engine.config import EngineConfig
+from judgekit.engine.settings import ProviderSettings
 from judgekit.engine.modes import Mode
 from judgekit.engine.retry import BadAnswer
 from judgekit.engine.types import JudgeRequest, Usage
@@ -91,7 +91,7 @@ class Provider(Protocol):
         """Release connections."""
 
 
-def params_for(config: EngineConfig) -> dict[str, Any]:
+def params_for(config: ProviderSettings) -> dict[str, Any]:
     """The request parameters that shape answers, as recorded in cache keys."""
     return config.request_params()
 

@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 import anthropic
 
-from judgekit.engine.config import EngineConfig
+from judgekit.engine.settings import ProviderSettings
 from judgekit.engine.modes import Mode
 from judgekit.engine.providers import (
     PLACEHOLDER_KEY,
@@ -51,7 +51,7 @@ def _marker() -> dict[str, str]:
 class AnthropicProvider:
     name = "anthropic"
 
-    def __init__(self, config: EngineConfig, *, api_key: str, base_url: str | None,
+    def __init__(self, config: ProviderSettings, *, api_key: str, base_url: str | None,
                  route: Literal["direct", "bedrock", "vertex"] = "direct") -> None:
         config = config.settled()
         self.model = config.model_name
@@ -138,22 +138,26 @@ class AnthropicProvider:
         await self.pool.aclose()
 
 
-def anthropic_client(config: EngineConfig, key: str, base_url: str | None) -> AnthropicProvider:
+def anthropic_client(config: ProviderSettings, key: str,
+                 base_url: str | None) -> AnthropicProvider:
     """The client of the Anthropic API (the registry's factory of ``anthropic:``)."""
     return AnthropicProvider(config, api_key=key, base_url=base_url)
 
 
-def bedrock_client(config: EngineConfig, key: str, base_url: str | None) -> AnthropicProvider:
+def bedrock_client(config: ProviderSettings, key: str,
+                 base_url: str | None) -> AnthropicProvider:
     """Anthropic on AWS Bedrock (``bedrock:``)."""
     return AnthropicProvider(config, api_key=key, base_url=base_url, route="bedrock")
 
 
-def vertex_client(config: EngineConfig, key: str, base_url: str | None) -> AnthropicProvider:
+def vertex_client(config: ProviderSettings, key: str,
+                 base_url: str | None) -> AnthropicProvider:
     """Anthropic on Google Vertex (``vertex:``)."""
     return AnthropicProvider(config, api_key=key, base_url=base_url, route="vertex")
 
 
-def _client(route: str, api_key: str, base_url: str | None, config: EngineConfig) -> Any:
+def _client(route: str, api_key: str, base_url: str | None,
+            config: ProviderSettings) -> Any:
     http = dict(max_retries=0, timeout=config.timeout,
                 http_client=anthropic.DefaultAsyncHttpxClient(verify=shared_ssl_context()))
     if route == "bedrock":

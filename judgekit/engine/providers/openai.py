@@ -20,7 +20,7 @@ from typing import Any
 
 import openai
 
-from judgekit.engine.config import EngineConfig
+from judgekit.engine.settings import ProviderSettings
 from judgekit.engine.modes import Mode
 from judgekit.engine.providers import (
     ClientPool,
@@ -42,7 +42,7 @@ _PENDING = {"validating", "in_progress", "finalizing", "cancelling"}
 class OpenAIProvider:
     name = "openai"
 
-    def __init__(self, config: EngineConfig, *, api_key: str, base_url: str | None,
+    def __init__(self, config: ProviderSettings, *, api_key: str, base_url: str | None,
                  azure: bool = False) -> None:
         config = config.settled()
         self.model = config.model_name
@@ -161,13 +161,13 @@ class OpenAIProvider:
         await self.pool.aclose()
 
 
-def openai_client(config: EngineConfig, key: str, base_url: str | None) -> OpenAIProvider:
+def openai_client(config: ProviderSettings, key: str, base_url: str | None) -> OpenAIProvider:
     """The client of OpenAI's API or an OpenAI-compatible server (the registry's factory
     of ``openai:`` and of the self-hosted presets)."""
     return OpenAIProvider(config, api_key=key, base_url=base_url)
 
 
-def azure_client(config: EngineConfig, key: str, base_url: str | None) -> OpenAIProvider:
+def azure_client(config: ProviderSettings, key: str, base_url: str | None) -> OpenAIProvider:
     """Azure OpenAI (``azure:``)."""
     return OpenAIProvider(config, api_key=key, base_url=base_url, azure=True)
 
