@@ -99,7 +99,7 @@ def bodies_of(run_file: Path, url: str) -> list[dict]:
     from judgekit.pairwise.pairs import collect, plan_pairs
     from judgekit.pairwise.step import build_requests
     from judgekit.pairwise.options import PairwiseOptions
-    from judgekit.runs.load import load_runs
+    from judgekit.ingest.load import load_runs
     from judgekit.scoring.score import score
 
     runs = load_runs([run_file])

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import yaml
 
-from judgekit.runner import AgentCommand, RunPlan, load_suite, run_suite
-from judgekit.runner.sandbox import Bwrap, NoSandbox, bwrap_problem
+from judgekit.execute import AgentCommand, RunPlan, load_suite, run_suite
+from judgekit.execute.sandbox import Bwrap, NoSandbox, bwrap_problem
 
 BUGGY = "def add(a, b):\n    return a - b\n"
 FIXED = "def add(a, b):\n    return a + b\n"

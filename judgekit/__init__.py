@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from judgekit.errors import ConfigError, InputError, JudgekitError, ProviderError, RunnerError
 from judgekit.evaluate import EvalResult, evaluate
-from judgekit.runs import RunFile, RunResult, Task, TestResult, load_runs
+from judgekit.ingest import RunFile, RunResult, Task, TestResult, load_runs
 from judgekit.scoring import ScoreSummary, score
 
 __version__ = "0.1.0"

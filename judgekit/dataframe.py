@@ -18,7 +18,7 @@ from judgekit.audit.aggregate import AuditRecord
 from judgekit.errors import ConfigError
 from judgekit.report.judged import verdict_of
 from judgekit.report.load import ReportInputs, load_report_dir
-from judgekit.runs.models import ResultKey
+from judgekit.ingest.models import ResultKey
 
 if TYPE_CHECKING:
     import pandas

@@ -23,10 +23,10 @@ from judgekit import stats
 from judgekit.diffs import DEFAULT_INFRA_PATHS
 from judgekit.engine.accounting import JudgeRun
 from judgekit.gcpause import collector_paused
-from judgekit.runs.load import LoadReport, load_runs_report, no_results
-from judgekit.runs.adapters import Adapter
-from judgekit.runs.enrich import EnrichReport
-from judgekit.runs.models import RunResult
+from judgekit.ingest.load import LoadReport, load_runs_report, no_results
+from judgekit.ingest.adapters import Adapter
+from judgekit.ingest.enrich import EnrichReport
+from judgekit.ingest.models import RunResult
 from judgekit.scoring.models import ScoredResult, ScoreSummary
 from judgekit.scoring.score import Similarity, score, score_rows, summarise
 from judgekit.scoring.stream import iter_scored
@@ -189,7 +189,7 @@ def evaluate(
 
     ``judge`` is an :class:`judgekit.engine.EngineConfig` or a model name such as
     ``"anthropic:claude-sonnet-4-5"``; without one only scoring runs. ``tasks`` names suite
-    files whose tasks fill fields the run files leave out (see :mod:`judgekit.runs.enrich`);
+    files whose tasks fill fields the run files leave out (see :mod:`judgekit.ingest.enrich`);
     what they filled is ``result.enrichment``. ``adapters`` replaces the default readers of
     other harnesses' files (e.g. ``make_adapters(swebench_logs=...)``).
     ``while_judging`` is given the scored result and returns work that does not depend on
@@ -265,7 +265,7 @@ def run_pipeline(
     runs, load_warnings = _loaded(paths, adapters)
     enrichment = None
     if tasks:
-        from judgekit.runs.enrich import enrich_tasks
+        from judgekit.ingest.enrich import enrich_tasks
 
         enrichment = enrich_tasks(runs, tasks)
     judging = judge is not None and bool(steps)

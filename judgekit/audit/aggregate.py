@@ -25,7 +25,7 @@ from judgekit.audit.models import SuspectRun, TaskAudit
 from judgekit.engine import ItemOutcome
 from judgekit.engine.accounting import SkipReason
 from judgekit.omit import OmitIfNone
-from judgekit.runs.models import ResultKey
+from judgekit.ingest.models import ResultKey
 
 
 class SampleOutcome(BaseModel):

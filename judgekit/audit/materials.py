@@ -1,7 +1,7 @@
 """Gather what the judge sees about one failed result, fenced and fitted to a token budget.
 
 Example:
-    >>> from judgekit.runs.models import RunResult, Task, TestResult
+    >>> from judgekit.ingest.models import RunResult, Task, TestResult
     >>> r = RunResult(task=Task(id="t1", description="Fix it."), arm="a",
     ...               test=TestResult(exit_code=1, output="E   AssertionError"))
     >>> m = gather_materials(r, None, budget_tokens=4000)
@@ -18,7 +18,7 @@ from string import Template
 
 from judgekit._resources import data_dir
 from judgekit.audit.condense import condense, estimate_tokens
-from judgekit.runs.models import RunResult
+from judgekit.ingest.models import RunResult
 from judgekit.scoring.models import ScoredResult
 
 #: Share of the budget each long block may claim (what one block leaves goes to the others).

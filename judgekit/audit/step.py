@@ -38,7 +38,7 @@ from judgekit.audit.verdict import decoding_schema, verdict_schema
 from judgekit.engine import Engine, JudgeRequest, Skip
 from judgekit.engine.types import stop_of
 from judgekit.errors import ConfigError
-from judgekit.runs.models import ResultKey, RunResult
+from judgekit.ingest.models import ResultKey, RunResult
 from judgekit.scoring.models import ScoredResult, ScoreSummary
 from judgekit.steps import StepResult
 

@@ -12,7 +12,7 @@ from judgekit.diffs import DEFAULT_INFRA_PATHS
 from judgekit.errors import ConfigError
 
 if TYPE_CHECKING:
-    from judgekit.runs.adapters.inspect_options import ArmFrom, InspectOptions
+    from judgekit.ingest.adapters.inspect_options import ArmFrom, InspectOptions
 
 
 def add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,7 +36,7 @@ def add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _arm_from(text: str) -> ArmFrom:
-    from judgekit.runs.adapters.inspect_options import parse_arm_from
+    from judgekit.ingest.adapters.inspect_options import parse_arm_from
 
     try:
         return parse_arm_from(text)
@@ -68,7 +68,7 @@ def inspect_options(args: argparse.Namespace) -> InspectOptions | None:
     arm_from = getattr(args, "arm_from", None)
     if not patch and not fix and arm_from is None:
         return None
-    from judgekit.runs.adapters.inspect_options import InspectOptions
+    from judgekit.ingest.adapters.inspect_options import InspectOptions
 
     return InspectOptions(patch_keys=patch, fix_keys=fix, arm_from=arm_from)
 

@@ -22,7 +22,7 @@ from judgekit.engine.accounting import JudgeRun
 from judgekit.errors import ConfigError, JudgekitError
 from judgekit.report.format import pct
 from judgekit.report.outdir import OUTPUT_FILES, remove_stale
-from judgekit.runs.models import ResultKey
+from judgekit.ingest.models import ResultKey
 from judgekit.summary import EvalSummary
 
 #: Exit code of a run that left items unjudged because the cost cap was reached.
@@ -40,11 +40,11 @@ def _keys_of_summary(path: Path) -> set[ResultKey] | None:
 
 
 def _keys_of_inputs(paths: Sequence[str | Path], swebench_logs: Path | None) -> set[ResultKey]:
-    from judgekit.runs.load import load_runs
+    from judgekit.ingest.load import load_runs
 
     adapters = None
     if swebench_logs is not None:
-        from judgekit.runs.adapters import make_adapters
+        from judgekit.ingest.adapters import make_adapters
 
         adapters = make_adapters(swebench_logs=swebench_logs)
     return {ResultKey.of(r) for r in load_runs(list(paths), adapters=adapters)}

@@ -15,7 +15,7 @@ def inputs_of(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     inspect_opts = inspect_options(args)
     if args.swebench_logs is None and inspect_opts is None:
         return args.paths, {}
-    from judgekit.runs.adapters import make_adapters
+    from judgekit.ingest.adapters import make_adapters
 
     adapters = make_adapters(swebench_logs=args.swebench_logs, inspect=inspect_opts)
     return args.paths, {"adapters": adapters}

@@ -125,7 +125,7 @@ def _nonneg_int(value: str) -> int:
 
 
 def limits_from(args: argparse.Namespace) -> object:
-    from judgekit.runner.sandbox import DEFAULT_MAX_PROCS, DEFAULT_MEMORY_MB, Limits
+    from judgekit.execute.sandbox import DEFAULT_MAX_PROCS, DEFAULT_MEMORY_MB, Limits
 
     memory = DEFAULT_MEMORY_MB if args.memory_mb is None else (args.memory_mb or None)
     procs = DEFAULT_MAX_PROCS if args.max_procs is None else (args.max_procs or None)
@@ -146,7 +146,7 @@ def add_test_env_argument(p: argparse.ArgumentParser) -> None:
 
 def sandbox_from(args: argparse.Namespace) -> object:
     """The sandbox the options ask for; refuses (exit 2) when bubblewrap cannot be used."""
-    from judgekit.runner.sandbox import SandboxUnavailable, choose_sandbox
+    from judgekit.execute.sandbox import SandboxUnavailable, choose_sandbox
 
     try:
         sandbox = choose_sandbox(args.sandbox)
@@ -212,7 +212,7 @@ def agent_home_from(value: str | None) -> str | None:
 
 def say_unredacted(env: object) -> None:
     """Name the secret variables whose values are too short to be redacted."""
-    from judgekit.runner.secrets import MIN_SECRET_CHARS, too_short
+    from judgekit.execute.secrets import MIN_SECRET_CHARS, too_short
 
     names = too_short(env)  # type: ignore[arg-type]
     if names:
@@ -225,7 +225,7 @@ def say_hidden_tools(sandbox: object, binds: tuple[tuple[str, str], ...]) -> Non
     """Name the user's tools on PATH that the agent will not see (under a hidden home)."""
     if getattr(sandbox, "name", "none") == "none":
         return
-    from judgekit.runner.hostview import current_view
+    from judgekit.execute.hostview import current_view
 
     bound = [Path(src) for src, _ in binds]
     hidden = [str(p) for p in current_view().user_tools
@@ -262,7 +262,7 @@ def stop_on_signals(cancel: threading.Event) -> Iterator[list[int]]:
 
 
 def agents_from(args: argparse.Namespace) -> dict[str, object]:
-    from judgekit.runner import AgentCommand
+    from judgekit.execute import AgentCommand
 
     agents: dict[str, object] = {}
     if args.agent:
@@ -278,9 +278,9 @@ def agents_from(args: argparse.Namespace) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judgekit.runner import RunPlan, describe, load_suite, run_suite
+    from judgekit.execute import RunPlan, describe, load_suite, run_suite
 
-    from judgekit.runner.environment import CommandEnv
+    from judgekit.execute.environment import CommandEnv
 
     suite = load_suite(args.suite)
     if args.tasks:

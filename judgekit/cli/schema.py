@@ -18,8 +18,8 @@ from judgekit.io import atomic_write_text
 
 #: name -> (module, attribute) of the pydantic model that defines the format.
 SCHEMAS: dict[str, tuple[str, str]] = {
-    "run": ("judgekit.runs.models", "RunFile"),
-    "result": ("judgekit.runs.models", "RunResult"),
+    "run": ("judgekit.ingest.models", "RunFile"),
+    "result": ("judgekit.ingest.models", "RunResult"),
     "summary": ("judgekit.summary", "EvalSummary"),
     "pairwise-verdict": ("judgekit.pairwise.verdict", "OrderVerdict"),
     "pairwise-record": ("judgekit.pairwise.records", "PairRecord"),
@@ -27,7 +27,7 @@ SCHEMAS: dict[str, tuple[str, str]] = {
     "audit-record": ("judgekit.audit.aggregate", "AuditRecord"),
     "pairwise-label": ("judgekit.pairwise.gold", "GoldLabel"),
     "calibration": ("judgekit.report.calibration", "CalibrationFile"),
-    "suite": ("judgekit.runs.suites", "Suite"),
+    "suite": ("judgekit.ingest.suites", "Suite"),
     "rubric": ("judgekit.audit.rubric", "Rubric"),
 }
 

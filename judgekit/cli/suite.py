@@ -39,8 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def verify(args: argparse.Namespace) -> int:
     from judgekit.cli.run import (SIGNAL_EXIT, env_from, sandbox_from, say_unredacted,
                                   stop_on_signals)
-    from judgekit.runner import Cancelled, load_suite, verify_suite
-    from judgekit.runner.environment import CommandEnv
+    from judgekit.execute import Cancelled, load_suite, verify_suite
+    from judgekit.execute.environment import CommandEnv
 
     suite = load_suite(args.suite)
     if args.tasks:

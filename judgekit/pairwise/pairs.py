@@ -25,7 +25,7 @@ from typing import Literal
 
 from judgekit.diffs import DEFAULT_INFRA_PATHS, strip_paths
 from judgekit.errors import ConfigError
-from judgekit.runs.models import ResultKey, RunResult, Task
+from judgekit.ingest.models import ResultKey, RunResult, Task
 from judgekit.scoring.models import ScoredResult
 
 GOLD = "gold"

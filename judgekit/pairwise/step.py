@@ -31,7 +31,7 @@ from judgekit.pairwise.records import DimensionRecord, OrderRecord, PairRecord
 from judgekit.pairwise.result import PairwiseResult
 from judgekit.pairwise.size import patch_size
 from judgekit.pairwise.verdict import DIMENSIONS, OrderVerdict, verdict_problems, verdict_schema
-from judgekit.runs.models import RunResult
+from judgekit.ingest.models import RunResult
 from judgekit.scoring.models import ScoredResult, ScoreSummary
 from judgekit.scoring.score import score_result
 

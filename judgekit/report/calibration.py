@@ -22,7 +22,7 @@ from judgekit.audit import Calibration
 from judgekit.errors import InputError
 from judgekit.io import atomic_write_text
 from judgekit.pairwise.calibrate import PairwiseCalibration
-from judgekit.runs.validation import validate
+from judgekit.ingest.validation import validate
 
 FILENAME = "calibration.json"
 

@@ -20,7 +20,7 @@ from judgekit.audit import AuditRecord
 from judgekit.pairwise import PairRecord
 from judgekit.report.format import num, pct
 from judgekit.report.load import ReportInputs
-from judgekit.runs import RunResult
+from judgekit.ingest import RunResult
 from judgekit.scoring import ArmStats, Comparison, ScoredResult
 
 

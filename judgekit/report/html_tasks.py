@@ -15,7 +15,7 @@ from judgekit.report.judged import record_key, repeated_keys, verdict_of
 from judgekit.report.load import ReportInputs
 from judgekit.report.markup import Raw, badge, e, not_run, pre, section, section_ends
 from judgekit.report.parts_cache import PartsCache
-from judgekit.runs import RunResult
+from judgekit.ingest import RunResult
 from judgekit.scoring import ScoredResult
 
 #: Characters of each material shown (its end: logs say last what went wrong).

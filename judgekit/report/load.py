@@ -32,9 +32,9 @@ from judgekit.io import json_lines
 from judgekit.pairwise import PairRecord
 from judgekit.report.calibration import CalibrationFile, read_calibration
 from judgekit.report.parts_cache import PartsCache
-from judgekit.runs import RunResult
-from judgekit.runs.load import read_jsonl
-from judgekit.runs.validation import validate
+from judgekit.ingest import RunResult
+from judgekit.ingest.load import read_jsonl
+from judgekit.ingest.validation import validate
 from judgekit.summary import EvalSummary, summary_of
 
 if TYPE_CHECKING:

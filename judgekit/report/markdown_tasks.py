@@ -15,7 +15,7 @@ from judgekit.report.format import num, seconds
 from judgekit.report.judged import verdict_of
 from judgekit.report.load import ReportInputs
 from judgekit.report.markdown_blocks import fence, table
-from judgekit.runs import RunResult
+from judgekit.ingest import RunResult
 from judgekit.scoring import ScoredResult
 
 #: Lines of a diff (and of test output, from its end) kept in each result's details.

@@ -8,7 +8,7 @@ they read of the scored result), so a part made from another object is never reu
 fills it is :class:`judgekit.report.prepare.PreparedParts`; the renderers only read it.
 
 Example:
-    >>> from judgekit.runs import RunResult, Task
+    >>> from judgekit.ingest import RunResult, Task
     >>> run = RunResult(task=Task(id="t"), arm="a")
     >>> cache = PartsCache()
     >>> cache.keep_json_line(run, "{}")
@@ -18,7 +18,7 @@ Example:
 
 from __future__ import annotations
 
-from judgekit.runs import RunResult
+from judgekit.ingest import RunResult
 from judgekit.scoring import ScoredResult
 
 _Key = tuple[object, ...]

@@ -23,7 +23,7 @@ from judgekit.report.content import joined_runs
 from judgekit.report.html_tasks import static_details
 from judgekit.report.markdown_tasks import result_details
 from judgekit.report.parts_cache import PartsCache
-from judgekit.runs import RunResult
+from judgekit.ingest import RunResult
 from judgekit.scoring import ScoredResult
 
 

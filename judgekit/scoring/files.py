@@ -39,7 +39,7 @@ def file_scores(agent: Collection[str], truth: Collection[str]) -> FileScores:
 
 
 # The rule for the test part of a fix: the runner withholds these files from the agent
-# (judgekit.runner.testfiles re-exports it) and source scores leave them out.
+# (judgekit.execute.testfiles re-exports it) and source scores leave them out.
 _TEST_DIRS = {"test", "tests", "testing", "__tests__", "fixtures", "snapshots", "testdata"}
 _TEST_NAME = re.compile(
     r"(^test_.*\.py$|.*_test\.(py|go|rs)$|.*_tests?\.rs$|.*\.snap(\.new)?$"

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from judgekit.runs.models import TestStatus
+from judgekit.ingest.models import TestStatus
 
 
 class ScoredResult(BaseModel):

@@ -9,7 +9,7 @@ A test command that fails without any test summary (a crash, a command not found
 the agent, so it is ``failed``, with the reason.
 
 Example:
-    >>> from judgekit.runs.models import TestResult
+    >>> from judgekit.ingest.models import TestResult
     >>> out = "running 0 tests\\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 3 filtered out"
     >>> classify(TestResult(exit_code=0, output=out)).status
     'vacuous'
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from judgekit.runs.models import RunResult, TestResult, TestStatus
+from judgekit.ingest.models import RunResult, TestResult, TestStatus
 from judgekit.scoring.parsers import Counts, framework_of_command, parse_output
 
 

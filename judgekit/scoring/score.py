@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from judgekit import stats
 from judgekit.diffs import DEFAULT_INFRA_PATHS, excluded_files, files_touched, is_excluded
-from judgekit.runs.models import RunResult
+from judgekit.ingest.models import RunResult
 from judgekit.scoring.arms import arm_stats, compare_all
 from judgekit.scoring.clusters import cluster_info, repository_of, task_clusters
 from judgekit.scoring.files import FileScores, file_scores, source_files
@@ -162,9 +162,9 @@ def score(
 ) -> ScoreSummary:
     """Score results and summarise them per arm, with paired comparisons of every two arms.
 
-    ``results`` may be any iterable (e.g. :func:`judgekit.runs.load.iter_results`): each
+    ``results`` may be any iterable (e.g. :func:`judgekit.ingest.load.iter_results`): each
     result is scored as it arrives and only its scores are kept. ``load_warnings`` (from
-    :class:`judgekit.runs.load.LoadReport`) head the summary's warnings.
+    :class:`judgekit.ingest.load.LoadReport`) head the summary's warnings.
 
     Example:
         >>> from judgekit import load_runs, score
@@ -193,7 +193,7 @@ def summarise(rows: list[ScoredResult], *, mixed_models: bool = False,
     """Per-arm statistics, comparisons and warnings over scored results.
 
     ``load_warnings`` are read only after every row is scored, so a lazily filled list (a
-    :class:`~judgekit.runs.load.LoadReport` being streamed) is complete by then.
+    :class:`~judgekit.ingest.load.LoadReport` being streamed) is complete by then.
     """
     by_arm: dict[str, list[ScoredResult]] = defaultdict(list)
     for r in rows:

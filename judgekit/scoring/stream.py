@@ -1,16 +1,16 @@
 """Score run files as they are read, large judgekit run files in worker processes.
 
 :func:`iter_scored` finds, reads and checks files exactly as
-:func:`judgekit.runs.load.iter_results` does (same errors, warnings and duplicates), but hands
+:func:`judgekit.ingest.load.iter_results` does (same errors, warnings and duplicates), but hands
 out each result's :class:`ScoredResult` and keeps no result. A judgekit ``.jsonl`` file of at
-least ``parallel_bytes`` is cut into shards of whole lines (:mod:`judgekit.runs.shards`);
+least ``parallel_bytes`` is cut into shards of whole lines (:mod:`judgekit.ingest.shards`);
 each worker process reads, checks and scores its own shards, and sends back the scores only.
 Scores come back in file order. A line a worker cannot accept is read again here and given
 to the line-by-line reader, whose error (naming the file, the line and the field) is raised
 after the scores of the lines before it, as when the file is read a line at a time.
 
 A judgekit ``.json`` run document is read here a result at a time
-(:mod:`judgekit.runs.jsondoc` finds where each result starts and ends); the workers are
+(:mod:`judgekit.ingest.jsondoc` finds where each result starts and ends); the workers are
 told where batches of results lie in the file, and read, check and score them.
 
 Example:
@@ -33,13 +33,13 @@ from judgekit.diffs import DEFAULT_INFRA_PATHS
 from judgekit.errors import InputError
 from judgekit.gcpause import collector_paused
 from judgekit.io import open_regular
-from judgekit.runs.adapters import Adapter
-from judgekit.runs.load import (MAX_LINE_BYTES, Key, LoadReport, Reading, iter_items,
+from judgekit.ingest.adapters import Adapter
+from judgekit.ingest.load import (MAX_LINE_BYTES, Key, LoadReport, Reading, iter_items,
                                 native_line)
-from judgekit.runs.jsondoc import StreamedDocument, read_value
-from judgekit.runs.models import RunResult
-from judgekit.runs.shards import lines_of, plan, read_line
-from judgekit.runs.validation import validate
+from judgekit.ingest.jsondoc import StreamedDocument, read_value
+from judgekit.ingest.models import RunResult
+from judgekit.ingest.shards import lines_of, plan, read_line
+from judgekit.ingest.validation import validate
 from judgekit.scoring.models import ScoredResult
 from judgekit.scoring.score import score_result
 
@@ -275,7 +275,7 @@ def iter_scored(paths: str | Path | Sequence[str | Path], *,
                 report: LoadReport | None = None,
                 workers: int | None = None) -> Iterator[ScoredResult]:
     """The scores of every result of files and directories, in the order
-    :func:`~judgekit.runs.load.iter_results` yields the results; ``workers`` processes
+    :func:`~judgekit.ingest.load.iter_results` yields the results; ``workers`` processes
     (default: one per CPU) score large judgekit ``.jsonl`` files."""
     return iter_items(paths, ScoredReading(exclude, workers=workers), adapters=adapters,
                       report=report)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from judgekit.runs.models import RunResult, Task, TestResult
+from judgekit.ingest.models import RunResult, Task, TestResult
 
 GOLD = ("diff --git a/src/calc.py b/src/calc.py\n--- a/src/calc.py\n+++ b/src/calc.py\n"
         "@@ -1,2 +1,4 @@\n def div(a, b):\n+    if b == 0:\n+        return None\n     return a / b\n")

@@ -12,7 +12,7 @@ from judgekit.cli import main
 from judgekit.testing import FakeAPIServer, Reply, prompt_of
 from tests.audit.helpers import agent_verdict, defect_verdict
 
-HAL = Path(__file__).parent.parent / "runs" / "data" / "hal"
+HAL = Path(__file__).parent.parent / "ingest" / "data" / "hal"
 SAB = HAL / "scienceagentbench_sab_selfdebug_gpt4o_1747213800_UPLOAD.json"
 
 

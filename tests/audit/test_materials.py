@@ -4,7 +4,7 @@ import re
 
 from judgekit.audit import condense, gather_materials
 from judgekit.audit.condense import estimate_tokens
-from judgekit.runs.models import RunResult, Task, TestResult
+from judgekit.ingest.models import RunResult, Task, TestResult
 from tests.audit.helpers import INJECTION, result
 
 

@@ -13,7 +13,7 @@ from judgekit.cli import main
 from judgekit.testing import FakeAPIServer, Reply, prompt_of
 from tests.audit.helpers import agent_verdict
 
-DATA = Path(__file__).parent.parent / "runs" / "data" / "swebench"
+DATA = Path(__file__).parent.parent / "ingest" / "data" / "swebench"
 
 
 @pytest.fixture(autouse=True)

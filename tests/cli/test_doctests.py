@@ -12,7 +12,7 @@ MODULES = ("judgekit.summary", "judgekit.report", "judgekit.report.content",
            "judgekit.report.load", "judgekit.report.markdown", "judgekit.report.markup",
            "judgekit.report.outdir", "judgekit.report.svg", "judgekit.report.audit_text",
            "judgekit.cli._output", "judgekit.dataframe", "judgekit.steps",
-           "judgekit.pairwise.models", "judgekit.audit.models", "judgekit.runs.models")
+           "judgekit.pairwise.models", "judgekit.audit.models", "judgekit.ingest.models")
 
 
 @pytest.mark.parametrize("name", MODULES)

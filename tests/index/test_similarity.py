@@ -61,7 +61,7 @@ def test_batched_similarities_equal_one_by_one(embedder: Any) -> None:
 
 def test_score_reports_diff_similarity_beside_f1(embedder: Any) -> None:
     from judgekit.index import diff_similarities
-    from judgekit.runs.models import RunResult, Task
+    from judgekit.ingest.models import RunResult, Task
     from judgekit.scoring import score
 
     def result(arm: str, diff: str) -> RunResult:

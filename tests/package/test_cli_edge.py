@@ -33,7 +33,7 @@ def _flags_of(parser: argparse.ArgumentParser) -> set[str]:
 CLI_FLAGS = _flags_of(build_parser())
 
 #: Arguments of other programs that happen to share a name with one of judgekit's flags.
-OTHER_PROGRAMS = {("judgekit/runner/workspace.py", "--depth")}  # git fetch --depth
+OTHER_PROGRAMS = {("judgekit/execute/workspace.py", "--depth")}  # git fetch --depth
 
 
 def test_the_command_line_has_flags_to_look_for() -> None:

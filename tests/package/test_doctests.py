@@ -11,8 +11,8 @@ import pytest
 import judgekit
 
 #: Modules whose import needs an optional extra; their examples run when it is installed.
-_EXTRAS = {"judgekit.runs.adapters.inspect_log": "inspect_ai",
-           "judgekit.runner.ray_executor": "ray"}
+_EXTRAS = {"judgekit.ingest.adapters.inspect_log": "inspect_ai",
+           "judgekit.execute.ray_executor": "ray"}
 
 
 def _modules() -> list[str]:

@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 
 from judgekit.plugins import Plugin, PluginProblem
-from judgekit.runs.adapters import make_adapters
-from judgekit.runs.load import load_runs_report
+from judgekit.ingest.adapters import make_adapters
+from judgekit.ingest.load import load_runs_report
 from tests.clirun import ROOT
 from tests.conftest import EXAMPLE_BOBBIN
 
@@ -58,7 +58,7 @@ ADAPTER = '''"""Reads the tinyformat harness's result files and ships a rubric."
 
 from importlib.resources import files
 
-from judgekit.runs.models import RunResult, Task, TestCounts, TestResult
+from judgekit.ingest.models import RunResult, Task, TestCounts, TestResult
 
 RUBRIC = files(__name__) / "tiny.md"
 
@@ -248,7 +248,7 @@ def _resolve(value: str) -> Any:
 
 
 def test_the_declared_adapters_are_the_builtin_table() -> None:
-    from judgekit.runs.adapters.registry import BUILTIN
+    from judgekit.ingest.adapters.registry import BUILTIN
 
     declared = _declared("judgekit.adapters")
     assert list(declared) == list(BUILTIN)
@@ -294,7 +294,7 @@ class _Named:
 
 
 def _fake_group(monkeypatch: pytest.MonkeyPatch, objects: dict[str, Any]) -> None:
-    from judgekit.runs.adapters import registry
+    from judgekit.ingest.adapters import registry
 
     def load_group(group: str, *, own: bool = True) -> tuple[list[Any], list[Any]]:
         found = [(Plugin(name, f"fake:{name}", "fakeplug",
@@ -308,7 +308,7 @@ def _fake_group(monkeypatch: pytest.MonkeyPatch, objects: dict[str, Any]) -> Non
 
 @pytest.fixture
 def fresh_registry() -> Iterator[None]:
-    from judgekit.runs.adapters import registry
+    from judgekit.ingest.adapters import registry
 
     yield
     registry._plugin_factories.cache_clear()

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from judgekit.runs.models import RunResult, Task, TestResult
+from judgekit.ingest.models import RunResult, Task, TestResult
 from judgekit.testing import Reply, prompt_of
 
 DIMS = ("consistency", "completeness", "minimality")

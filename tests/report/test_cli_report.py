@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 
 from judgekit.report.load import load_runs_jsonl
-from judgekit.runs.load import load_runs
+from judgekit.ingest.load import load_runs
 from tests.clirun import judgekit
 from tests.conftest import EXAMPLE_BOBBIN
 

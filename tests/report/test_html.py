@@ -98,7 +98,7 @@ def test_empty_summary_renders():
 
 
 def test_test_output_is_shown_escaped_with_its_end_kept():
-    from judgekit.runs.models import RunResult, Task, TestResult
+    from judgekit.ingest.models import RunResult, Task, TestResult
     from judgekit.scoring import score
 
     output = "x" * 70_000 + "\n<b>FAILED</b> test_thing - assert 1 == 2\n"

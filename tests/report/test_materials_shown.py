@@ -7,7 +7,7 @@ from judgekit import evaluate
 from judgekit.report.html_tasks import tasks_section
 from judgekit.report.load import ReportInputs
 from judgekit.report.markdown import render_markdown
-from judgekit.runs.models import RunResult, Task
+from judgekit.ingest.models import RunResult, Task
 
 LOG = "Traceback (most recent call last):\nModuleNotFoundError: No module named 'esda'"
 

@@ -16,9 +16,9 @@ import pytest
 
 from judgekit.diffs import excluded_files, files_touched, split_excluded, strip_paths
 from judgekit.infra import DEFAULT_INFRA_PATHS, INFRA_SOURCES
-from judgekit.runs.models import RunResult, Task
+from judgekit.ingest.models import RunResult, Task
 from tests.clirun import judgekit
-from tests.runner.conftest import FIX_AGENT, project, write_suite  # noqa: F401 (fixture)
+from tests.execute.conftest import FIX_AGENT, project, write_suite  # noqa: F401 (fixture)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from judgekit import stats
-from judgekit.runs.models import RunResult, Task, TestResult
+from judgekit.ingest.models import RunResult, Task, TestResult
 from judgekit.scoring.clusters import repository_of
 from tests.clirun import judgekit
 

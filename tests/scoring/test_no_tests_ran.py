@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from judgekit.runs.models import RunResult, Task, TestResult
+from judgekit.ingest.models import RunResult, Task, TestResult
 from judgekit.scoring.outcomes import classify
 from tests.clirun import judgekit
-from tests.runner.conftest import FIX_AGENT, project, write_suite  # noqa: F401 (fixture)
+from tests.execute.conftest import FIX_AGENT, project, write_suite  # noqa: F401 (fixture)
 
 
 @dataclass(frozen=True)

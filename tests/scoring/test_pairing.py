@@ -5,7 +5,7 @@ several attempts."""
 from __future__ import annotations
 
 from judgekit import score
-from judgekit.runs.models import RunResult, Task, TestResult
+from judgekit.ingest.models import RunResult, Task, TestResult
 from judgekit.scoring.arms import MCNEMAR, SIGN_FLIP
 
 PASS = TestResult(exit_code=0, output="2 passed in 0.1s")

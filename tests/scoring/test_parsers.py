@@ -1,6 +1,6 @@
 """Each test-runner parser on real-looking output, and the honest status it leads to."""
 
-from judgekit.runs.models import TestCounts, TestResult
+from judgekit.ingest.models import TestCounts, TestResult
 from judgekit.scoring.outcomes import classify
 from judgekit.scoring.parsers import parse_output
 

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from judgekit import load_runs, score
-from judgekit.runner.testfiles import is_test_path as runner_is_test_path
-from judgekit.runs.models import RunResult, Task
+from judgekit.execute.testfiles import is_test_path as runner_is_test_path
+from judgekit.ingest.models import RunResult, Task
 from judgekit.scoring.files import is_doc_path, is_test_path, source_files
 
 RUN = "20260210-205259-0f6c"  # flask-vary-cookie (8646edca), bobbin's flask-001

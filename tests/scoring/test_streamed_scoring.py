@@ -12,7 +12,7 @@ import pytest
 from judgekit.errors import InputError
 from judgekit.evaluate import evaluate
 from judgekit.jsontext import dumps
-from judgekit.runs.load import LoadReport, iter_items, load_runs, load_runs_report
+from judgekit.ingest.load import LoadReport, iter_items, load_runs, load_runs_report
 from judgekit.scoring.score import score, summarise
 from judgekit.scoring.stream import ScoredReading
 
@@ -125,7 +125,7 @@ def _as_document(jsonl: Path, path: Path, change=None) -> Path:
 
 
 def test_run_document_scored_in_workers_as_its_lines(tmp_path, generated, monkeypatch):
-    import judgekit.runs.load as load
+    import judgekit.ingest.load as load
 
     monkeypatch.setattr(load, "STREAM_BYTES", 0)
     document = _as_document(generated, tmp_path / "run.json")
@@ -136,7 +136,7 @@ def test_run_document_scored_in_workers_as_its_lines(tmp_path, generated, monkey
 
 def test_a_bad_result_of_a_large_document_named_by_the_workers(tmp_path, generated,
                                                                 monkeypatch):
-    import judgekit.runs.load as load
+    import judgekit.ingest.load as load
 
     monkeypatch.setattr(load, "STREAM_BYTES", 0)
     monkeypatch.setattr(load, "MAX_FILE_BYTES", 1000)  # too large to be read whole

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from judgekit import load_runs, score
-from judgekit.runs.models import RunResult, Task, TestCounts, TestResult
+from judgekit.ingest.models import RunResult, Task, TestCounts, TestResult
 from judgekit.scoring.outcomes import NO_OUTPUT_PASS, classify
 
 LATER = Path(__file__).parent.parent / "runs" / "fixtures" / "bobbin_later"

@@ -1,0 +1,227 @@
+"""Shell commands run to the end of their whole process tree, optionally in a sandbox.
+
+Each command starts in a new session. Under the ``bwrap`` sandbox it also runs in its own
+PID namespace, so killing it (on timeout or cancellation) or its first process exiting
+ends every process it started, ``setsid`` children included. Without a sandbox, every
+process carrying the command's marker in its environment is killed as well, which catches
+children that left the process group.
+
+Example:
+    >>> import tempfile
+    >>> out = run_shell("echo hi", cwd=tempfile.gettempdir(), timeout=10)
+    >>> out.exit_code, out.output.strip(), out.timed_out
+    (0, 'hi', False)
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from judgekit.execute.environment import clean_environment
+from judgekit.execute.sandbox import NoSandbox, Sandbox, SandboxSpec
+
+MAX_OUTPUT_CHARS = 1_000_000
+"""Captured output beyond this is cut in the middle (head and tail are kept)."""
+
+KILL_GRACE_S = 3.0
+"""Seconds between SIGTERM and SIGKILL of a timed-out or cancelled command."""
+
+POLL_S = 0.1
+"""How often a running command checks for cancellation."""
+
+MARKER_VAR = "JUDGEKIT_PROCESS_MARK"
+"""Environment variable carrying a per-command marker (finds stray processes)."""
+
+
+class Cancelled(Exception):
+    """The command was stopped because the run was cancelled (SIGINT/SIGTERM)."""
+
+
+@dataclass(frozen=True)
+class ProcessOutcome:
+    """What a finished (or killed) command did."""
+
+    exit_code: int | None
+    timed_out: bool
+    duration_s: float
+    stdout: str
+    stderr: str
+
+    @property
+    def output(self) -> str:
+        """stdout followed by stderr, the way a terminal would mostly show them."""
+        if self.stdout and self.stderr:
+            sep = "" if self.stdout.endswith("\n") else "\n"
+            return f"{self.stdout}{sep}{self.stderr}"
+        return self.stdout or self.stderr
+
+
+def clip(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
+    """Keep the head and tail of ``text`` when it is longer than ``limit``."""
+    if len(text) <= limit:
+        return text
+    head = limit // 5
+    tail = limit - head
+    cut = len(text) - head - tail
+    return f"{text[:head]}\n[... {cut} characters cut by judgekit ...]\n{text[-tail:]}"
+
+
+def _shell() -> list[str]:
+    bash = shutil.which("bash")
+    return [bash, "-c"] if bash else ["/bin/sh", "-c"]
+
+
+def _kill_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _marked(mark: str) -> list[int]:
+    """Processes whose environment carries ``mark`` (this user's processes only)."""
+    needle = f"{MARKER_VAR}={mark}".encode()
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/environ", "rb") as fh:
+                if needle in fh.read().split(b"\0"):
+                    found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def _kill_marked(mark: str, sig: int) -> None:
+    for pid in _marked(mark):
+        try:
+            os.kill(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _read(path: Path) -> str:
+    return clip(path.read_text(encoding="utf-8", errors="replace"))
+
+
+def _wait(proc: subprocess.Popen[bytes], timeout: float | None,
+          cancel: threading.Event | None) -> str | None:
+    """Wait for ``proc``; ``'timeout'`` or ``'cancelled'`` when it was not let finish."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        step = POLL_S
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "timeout"
+            step = min(step, left)
+        try:
+            proc.wait(timeout=step if cancel is not None or deadline is not None else None)
+            return None
+        except subprocess.TimeoutExpired:
+            if cancel is not None and cancel.is_set():
+                return "cancelled"
+
+
+def _end_tree(proc: subprocess.Popen[bytes], mark: str) -> None:
+    """SIGTERM the command's tree, SIGKILL what is left after the grace period."""
+    _kill_group(proc.pid, signal.SIGTERM)
+    _kill_marked(mark, signal.SIGTERM)
+    try:
+        proc.wait(timeout=KILL_GRACE_S)
+    except subprocess.TimeoutExpired:
+        pass
+    _kill_group(proc.pid, signal.SIGKILL)
+    _kill_marked(mark, signal.SIGKILL)
+    proc.wait()
+
+
+def run_shell(
+    command: str,
+    *,
+    cwd: str | Path,
+    timeout: float | None,
+    env: Mapping[str, str] | None = None,
+    log_dir: str | Path | None = None,
+    log_name: str = "command",
+    stdin_devnull: bool = True,
+    sandbox: Sandbox | None = None,
+    spec: SandboxSpec | None = None,
+    cancel: threading.Event | None = None,
+) -> ProcessOutcome:
+    """Run ``command`` through the shell, in ``sandbox`` (none by default).
+
+    On timeout the whole tree gets SIGTERM, then SIGKILL after :data:`KILL_GRACE_S`;
+    whatever the command leaves running when it exits is killed too. When ``cancel`` is
+    set while the command runs, the tree is ended the same way and :class:`Cancelled` is
+    raised. stdout and stderr go to ``<log_dir>/<log_name>.stdout|.stderr`` (a temp dir if
+    none). ``env`` is the command's whole environment (default: the clean one of
+    :func:`~judgekit.execute.environment.clean_environment`); the sandbox sets ``HOME`` and
+    ``TMPDIR``.
+    """
+    if cancel is not None and cancel.is_set():
+        raise Cancelled("the run was cancelled")
+    box = sandbox or NoSandbox()
+    spec = spec or SandboxSpec()
+    own_tmp = None
+    if log_dir is None:
+        own_tmp = tempfile.TemporaryDirectory(prefix="judgekit-log-")
+        log_dir = own_tmp.name
+    log = Path(log_dir)
+    log.mkdir(parents=True, exist_ok=True)
+    out_path, err_path = log / f"{log_name}.stdout", log / f"{log_name}.stderr"
+    mark = uuid.uuid4().hex
+    full_env = box.environment(dict(clean_environment() if env is None else env), spec)
+    full_env[MARKER_VAR] = mark
+    argv = box.wrap([*_shell(), command], spec, Path(cwd))
+    start = time.monotonic()
+    try:
+        stopped, exit_code = _run_tree(argv, Path(cwd), full_env, (out_path, err_path), spec, mark,
+                                       stdin_devnull=stdin_devnull, timeout=timeout, cancel=cancel)
+        if stopped == "cancelled":
+            raise Cancelled("the run was cancelled")
+        duration = time.monotonic() - start
+        timed_out = stopped == "timeout"
+        return ProcessOutcome(
+            exit_code=None if timed_out else exit_code, timed_out=timed_out,
+            duration_s=round(duration, 3), stdout=_read(out_path), stderr=_read(err_path),
+        )
+    finally:
+        if own_tmp is not None:
+            own_tmp.cleanup()
+
+
+def _run_tree(argv: list[str], cwd: Path, env: dict[str, str], logs: tuple[Path, Path],
+              spec: SandboxSpec, mark: str, *, stdin_devnull: bool, timeout: float | None,
+              cancel: threading.Event | None) -> tuple[str | None, int | None]:
+    """Start ``argv`` in a new session, its output in the two ``logs``, and wait for it;
+    then end whatever of its tree is left. ``(why it was stopped or None, exit code)``."""
+    with open(logs[0], "wb") as out, open(logs[1], "wb") as err:
+        proc = subprocess.Popen(
+            argv, cwd=str(cwd), env=env, stdout=out, stderr=err,
+            stdin=subprocess.DEVNULL if stdin_devnull else None, start_new_session=True,
+            preexec_fn=spec.limits.preexec(),  # noqa: PLW1509 - only setrlimit
+        )
+        try:
+            stopped = _wait(proc, timeout, cancel)
+        except BaseException:
+            _end_tree(proc, mark)
+            raise
+        if stopped:
+            _end_tree(proc, mark)
+        else:
+            _kill_group(proc.pid, signal.SIGKILL)
+            _kill_marked(mark, signal.SIGKILL)
+    return stopped, proc.returncode
