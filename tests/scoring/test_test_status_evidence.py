@@ -10,7 +10,7 @@ from judgekit import load_runs, score
 from judgekit.ingest.models import RunResult, Task, TestCounts, TestResult
 from judgekit.scoring.outcomes import NO_OUTPUT_PASS, classify
 
-LATER = Path(__file__).parent.parent / "runs" / "fixtures" / "bobbin_later"
+LATER = Path(__file__).parent.parent / "ingest" / "fixtures" / "bobbin_later"
 CARGO_ZERO = ("running 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; "
               "53 filtered out; finished in 0.00s\n")
 
