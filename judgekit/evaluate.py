@@ -23,12 +23,13 @@ from judgekit import stats
 from judgekit.diffs import DEFAULT_INFRA_PATHS
 from judgekit.engine.accounting import JudgeRun
 from judgekit.gcpause import collector_paused
-from judgekit.ingest.load import LoadReport, load_runs_report, no_results
+from judgekit.ingest.load import LoadResult, load_runs_result, no_results
 from judgekit.ingest.adapters import Adapter
-from judgekit.ingest.enrich import EnrichReport
+from judgekit.ingest.enrich import Enrichment
 from judgekit.ingest.models import RunResult
 from judgekit.scoring.models import ScoredResult, ScoreSummary
-from judgekit.scoring.score import Similarity, score, score_rows, summarise
+from judgekit.scoring.score import Similarity, score_rows, summarise
+from judgekit.scoring.step import ScoreResult, score_step
 from judgekit.scoring.stream import iter_scored
 from judgekit.steps import Step, StepResult
 
@@ -48,11 +49,16 @@ class EvalResult:
     pairwise: StepResult[Any, Any] | None = None
     audit: StepResult[Any, Any] | None = None
     notes: list[str] = field(default_factory=list)
-    enrichment: EnrichReport | None = None
+    enrichment: Enrichment | None = None
     #: the judge model, how it was asked and what it received (``summary["judge"]``).
     judge: JudgeRun | None = None
     #: results of steps other than pairwise judging and the audit, in the order they ran.
     others: list[StepResult[Any, Any]] = field(default_factory=list)
+
+    @property
+    def scoring(self) -> ScoreResult:
+        """The scoring step's result: the scored results (``results.jsonl``) and summary."""
+        return ScoreResult(self.summary)
 
     def steps(self) -> list[StepResult[Any, Any]]:
         """The judging steps' results, in the order ``summary.json`` lists their entries."""
@@ -80,7 +86,7 @@ class _Pending:
     """The evaluation's result, made once its score summary is: in the first steps the
     engine runs between calls (:meth:`steps`), or when first needed (:meth:`result`)."""
 
-    def __init__(self, runs: list[RunResult], enrichment: EnrichReport | None, *,
+    def __init__(self, runs: list[RunResult], enrichment: Enrichment | None, *,
                  rows: Sequence[ScoredResult], make: Callable[[], ScoreSummary]) -> None:
         self.rows = rows
         self._runs, self._enrichment, self._make = runs, enrichment, make
@@ -221,7 +227,7 @@ def _given_results(paths: Source) -> bool:
 def _streamed(paths: Source, *, exclude: Sequence[str], adapters: Sequence[Adapter] | None,
               mixed_models: bool, seed: int) -> EvalResult:
     """Scores only, each result scored as it is read and none of them kept."""
-    report = LoadReport()
+    report = LoadResult()
     with collector_paused():
         rows = list(iter_scored(paths, exclude=exclude,  # type: ignore[arg-type]
                                 report=report, adapters=adapters))
@@ -235,7 +241,7 @@ def _loaded(paths: Source, adapters: Sequence[Adapter] | None
             ) -> tuple[list[RunResult], list[str]]:
     if _given_results(paths):
         return list(paths), []  # type: ignore[arg-type]
-    report = load_runs_report(paths, adapters=adapters)  # type: ignore[arg-type]
+    report = load_runs_result(paths, adapters=adapters)  # type: ignore[arg-type]
     return report.results, report.warnings
 
 
@@ -270,8 +276,9 @@ def run_pipeline(
         enrichment = enrich_tasks(runs, tasks)
     judging = judge is not None and bool(steps)
     if sim is not None or not judging:
-        summary = score(runs, exclude=exclude, mixed_models=mixed_models, seed=seed_value,
-                        similarity=sim, load_warnings=load_warnings)
+        summary = score_step(runs, exclude=exclude, mixed_models=mixed_models,
+                             seed=seed_value, similarity=sim,
+                             load_warnings=load_warnings).summary()
         if not judging:
             return EvalResult(runs=runs, summary=summary, enrichment=enrichment)
         pending = _Pending(runs, enrichment, rows=summary.results, make=lambda: summary)

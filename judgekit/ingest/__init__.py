@@ -1,6 +1,6 @@
 """Run results: the format, the adapters and the loader."""
 
-from judgekit.ingest.load import LoadReport, iter_results, load_file, load_runs, load_runs_report, write_jsonl
+from judgekit.ingest.load import LoadResult, iter_results, load_file, load_runs, load_runs_result, write_jsonl
 from judgekit.ingest.models import (
     TEST_STATUSES,
     RunFile,
@@ -12,6 +12,6 @@ from judgekit.ingest.models import (
     Usage,
 )
 
-__all__ = ["TEST_STATUSES", "LoadReport", "RunFile", "RunResult", "Task", "TestCounts",
+__all__ = ["TEST_STATUSES", "LoadResult", "RunFile", "RunResult", "Task", "TestCounts",
            "TestResult", "TestStatus", "Usage", "iter_results", "load_file", "load_runs",
-           "load_runs_report", "write_jsonl"]
+           "load_runs_result", "write_jsonl"]

@@ -40,7 +40,7 @@ _SWEBENCH_MATERIALS = {"test_patch": "test patch", "FAIL_TO_PASS": "FAIL_TO_PASS
                        "PASS_TO_PASS": "PASS_TO_PASS tests", "hints_text": "issue hints"}
 
 
-class EnrichReport(BaseModel):
+class Enrichment(BaseModel):
     """What the task sources filled: results that gained a field, of how many, and the task
     ids of results no task source matched."""
 
@@ -54,7 +54,7 @@ class EnrichReport(BaseModel):
         gave the task sources (:mod:`judgekit.errors` says how it is spelled).
 
         Example:
-            >>> EnrichReport(filled=21, total=46, unmatched=["ruff-001", "ruff-002"]).message()
+            >>> Enrichment(filled=21, total=46, unmatched=["ruff-001", "ruff-002"]).message()
             '{option:tasks}: filled 21 of 46 results; no task found for 2 task ids: ruff-001, ruff-002'
         """
         line = f"{{option:tasks}}: filled {self.filled} of {self.total} results"
@@ -295,7 +295,7 @@ def _fail_to_pass_not_run(result: RunResult, inst: SweBenchInstance) -> bool:
     return True
 
 
-def enrich_tasks(results: Sequence[RunResult], paths: Sequence[str | Path]) -> EnrichReport:
+def enrich_tasks(results: Sequence[RunResult], paths: Sequence[str | Path]) -> Enrichment:
     """Fill missing task fields in place; report how many results gained something and
     which task ids no source matched."""
     sources = TaskSources(paths)
@@ -316,8 +316,8 @@ def enrich_tasks(results: Sequence[RunResult], paths: Sequence[str | Path]) -> E
         if source is not None:
             changed = _fill_from_task(result, source) or changed
         filled += changed
-    return EnrichReport(filled=filled, total=len(results), unmatched=sorted(unmatched))
+    return Enrichment(filled=filled, total=len(results), unmatched=sorted(unmatched))
 
 
-__all__ = ["EnrichReport", "ScienceAgentBenchInstance", "SweBenchInstance", "TaskSources",
+__all__ = ["Enrichment", "ScienceAgentBenchInstance", "SweBenchInstance", "TaskSources",
            "enrich_tasks", "is_sab_dataset", "load_tasks"]

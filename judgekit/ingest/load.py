@@ -3,7 +3,7 @@
 Loading streams: ``.jsonl`` files are read a line at a time and :func:`iter_results` yields
 results as it reads them, so scoring a large run never holds its text in memory twice.
 What loading noticed (the same file reached twice, duplicate results, side files without
-their result file, documents of no known format) goes into a :class:`LoadReport`, whose
+their result file, documents of no known format) goes into a :class:`LoadResult`, whose
 ``warnings`` reach the scoring summary. Results of an adapter that settles them together
 (Inspect AI logs, whose arms depend on every eval) are yielded after the last file.
 
@@ -49,8 +49,8 @@ STREAM_BYTES = 16 * 1024 * 1024
 """``.json`` documents of this size or more are read a result at a time: a judgekit run
 document of any size is read so (:mod:`judgekit.ingest.jsondoc`)."""
 
-__all__ = ["MAX_FILE_BYTES", "MAX_LINE_BYTES", "LoadReport", "Reading", "iter_items",
-           "iter_results", "load_file", "load_runs", "load_runs_report", "native_line",
+__all__ = ["MAX_FILE_BYTES", "MAX_LINE_BYTES", "LoadResult", "Reading", "iter_items",
+           "iter_results", "load_file", "load_runs", "load_runs_result", "native_line",
            "no_results", "read_jsonl", "validate", "write_jsonl"]
 
 T = TypeVar("T")
@@ -58,8 +58,8 @@ Key = tuple[str, str, str, int]
 
 
 @dataclass
-class LoadReport:
-    """What :func:`load_runs_report` loaded, and what it noticed on the way."""
+class LoadResult:
+    """What :func:`load_runs_result` loaded, and what it noticed on the way."""
 
     results: list[RunResult] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -494,7 +494,7 @@ def _identity(path: Path) -> tuple[int, int]:
 
 def iter_results(paths: str | Path | Sequence[str | Path], *,
                  adapters: Sequence[Adapter] | None = None,
-                 report: LoadReport | None = None) -> Iterator[RunResult]:
+                 report: LoadResult | None = None) -> Iterator[RunResult]:
     """Yield every result of files and directories (searched recursively), as it is read.
 
     Each file is read once however many arguments reach it; a result whose run, task, arm
@@ -506,7 +506,7 @@ def iter_results(paths: str | Path | Sequence[str | Path], *,
 
 def iter_items(paths: str | Path | Sequence[str | Path], reading: Reading[T], *,
                adapters: Sequence[Adapter] | None = None,
-               report: LoadReport | None = None) -> Iterator[T]:
+               report: LoadResult | None = None) -> Iterator[T]:
     """:func:`iter_results`, each result handed out as ``reading`` makes it."""
     if isinstance(paths, (str, Path)):
         paths = [paths]
@@ -579,10 +579,10 @@ def _identity_or_error(path: Path) -> tuple[int, int]:
         raise cannot_read(path, exc) from None
 
 
-def load_runs_report(paths: str | Path | Sequence[str | Path], *,
-                     adapters: Sequence[Adapter] | None = None) -> LoadReport:
+def load_runs_result(paths: str | Path | Sequence[str | Path], *,
+                     adapters: Sequence[Adapter] | None = None) -> LoadResult:
     """Load every result and say what loading noticed (see :func:`iter_results`)."""
-    report = LoadReport()
+    report = LoadResult()
     report.results = list(iter_results(paths, adapters=adapters, report=report))
     if not report.results:
         raise no_results(paths, report.warnings)
@@ -601,9 +601,9 @@ def load_runs(paths: str | Path | Sequence[str | Path], *,
     """Load every result from files and directories (searched recursively).
 
     Raises :class:`~judgekit.errors.InputError` for unreadable or malformed input and for a
-    directory that holds no run file. :func:`load_runs_report` also returns the warnings.
+    directory that holds no run file. :func:`load_runs_result` also returns the warnings.
     """
-    return load_runs_report(paths, adapters=adapters).results
+    return load_runs_result(paths, adapters=adapters).results
 
 
 def write_jsonl(results: Iterable[RunResult], path: str | Path) -> None:

@@ -164,7 +164,7 @@ def score(
 
     ``results`` may be any iterable (e.g. :func:`judgekit.ingest.load.iter_results`): each
     result is scored as it arrives and only its scores are kept. ``load_warnings`` (from
-    :class:`judgekit.ingest.load.LoadReport`) head the summary's warnings.
+    :class:`judgekit.ingest.load.LoadResult`) head the summary's warnings.
 
     Example:
         >>> from judgekit import load_runs, score
@@ -193,7 +193,7 @@ def summarise(rows: list[ScoredResult], *, mixed_models: bool = False,
     """Per-arm statistics, comparisons and warnings over scored results.
 
     ``load_warnings`` are read only after every row is scored, so a lazily filled list (a
-    :class:`~judgekit.ingest.load.LoadReport` being streamed) is complete by then.
+    :class:`~judgekit.ingest.load.LoadResult` being streamed) is complete by then.
     """
     by_arm: dict[str, list[ScoredResult]] = defaultdict(list)
     for r in rows:

@@ -34,7 +34,7 @@ from judgekit.errors import InputError
 from judgekit.gcpause import collector_paused
 from judgekit.io import open_regular
 from judgekit.ingest.adapters import Adapter
-from judgekit.ingest.load import (MAX_LINE_BYTES, Key, LoadReport, Reading, iter_items,
+from judgekit.ingest.load import (MAX_LINE_BYTES, Key, LoadResult, Reading, iter_items,
                                 native_line)
 from judgekit.ingest.jsondoc import StreamedDocument, read_value
 from judgekit.ingest.models import RunResult
@@ -272,7 +272,7 @@ class ScoredReading(Reading[ScoredResult]):
 def iter_scored(paths: str | Path | Sequence[str | Path], *,
                 exclude: Sequence[str] = DEFAULT_INFRA_PATHS,
                 adapters: Sequence[Adapter] | None = None,
-                report: LoadReport | None = None,
+                report: LoadResult | None = None,
                 workers: int | None = None) -> Iterator[ScoredResult]:
     """The scores of every result of files and directories, in the order
     :func:`~judgekit.ingest.load.iter_results` yields the results; ``workers`` processes

@@ -11,7 +11,7 @@ import pytest
 
 from judgekit import load_runs, score
 from judgekit.errors import InputError
-from judgekit.ingest.load import load_runs_report
+from judgekit.ingest.load import load_runs_result
 from judgekit.ingest.models import RunFile
 from tests.clirun import judgekit
 
@@ -62,7 +62,7 @@ def test_stream_side_file_becomes_a_readable_transcript(run_dir):
 
 def test_side_file_without_its_result_is_a_warning(run_dir):
     (run_dir / RUN / f"{STEM}.json").rename(run_dir / RUN / "elsewhere.txt")
-    report = load_runs_report(run_dir)
+    report = load_runs_result(run_dir)
     assert any("side file without its result file" in w for w in report.warnings)
 
 
@@ -75,7 +75,7 @@ def test_side_file_given_alone_says_what_it_is(run_dir):
 
 def test_directory_and_a_file_inside_it_load_each_result_once(bobbin_dir):
     inside = next(bobbin_dir.glob("*/flask-001_no-bobbin_0.json"))
-    report = load_runs_report([bobbin_dir, inside])
+    report = load_runs_result([bobbin_dir, inside])
     assert len(report.results) == 46
     assert any("loaded once" in w and inside.name in w for w in report.warnings)
 
@@ -83,7 +83,7 @@ def test_directory_and_a_file_inside_it_load_each_result_once(bobbin_dir):
 def test_same_file_through_a_symlinked_path_loads_once(tmp_path, bobbin_dir):
     link = tmp_path / "again"
     link.symlink_to(bobbin_dir)
-    report = load_runs_report([bobbin_dir, link])
+    report = load_runs_result([bobbin_dir, link])
     assert len(report.results) == 46
     assert any("loaded once" in w for w in report.warnings)
 
@@ -93,7 +93,7 @@ def test_duplicate_results_are_reported_once(tmp_path, bobbin_dir):
     src = next(bobbin_dir.glob("20260210-205259-0f6c"))
     shutil.copytree(src, run)
     shutil.copy(run / "flask-001_no-bobbin_0.json", run / "copy-of-flask-001_no-bobbin_0.json")
-    report = load_runs_report(run)
+    report = load_runs_result(run)
     assert len(report.results) == 2
     (line,) = [w for w in report.warnings if "duplicate" in w]
     assert line.startswith("1 duplicate result") and "flask-001 / no-bobbin" in line
@@ -128,7 +128,7 @@ def test_output_directory_inside_a_run_tree_is_skipped_with_a_warning(tmp_path, 
     tree = tmp_path / "tree"
     shutil.copytree(bobbin_dir, tree)
     assert judgekit("score", tree, "--out", tree / "out", "--no-similarity").returncode == 0
-    report = load_runs_report(tree)
+    report = load_runs_result(tree)
     assert len(report.results) == 46
     assert any("output directory" in w for w in report.warnings)
 
@@ -137,7 +137,7 @@ def test_unknown_json_in_a_directory_is_counted_not_dropped(tmp_path, bobbin_dir
     tree = tmp_path / "tree"
     shutil.copytree(bobbin_dir, tree)
     (tree / "notes.json").write_text('{"hello": "world"}')
-    report = load_runs_report(tree)
+    report = load_runs_result(tree)
     assert any("1 file not a run file of any known format" in w and "notes.json" in w
                for w in report.warnings)
 

@@ -12,7 +12,7 @@ import pytest
 import judgekit.ingest.load as load
 from judgekit.errors import InputError
 from judgekit.ingest.jsondoc import stream_document
-from judgekit.ingest.load import load_runs, load_runs_report
+from judgekit.ingest.load import load_runs, load_runs_result
 
 from tests.benchmod import load_bench
 
@@ -35,7 +35,7 @@ def _write(path: Path, document) -> Path:
 def _read(path: Path, streamed: bool, monkeypatch) -> tuple[str, object]:
     monkeypatch.setattr(load, "STREAM_BYTES", 0 if streamed else 1 << 60)
     try:
-        report = load_runs_report(path)
+        report = load_runs_result(path)
     except InputError as exc:
         return "error", str(exc)
     return "ok", ([r.model_dump() for r in report.results], report.warnings)

@@ -25,7 +25,7 @@ import pytest
 
 from judgekit.plugins import Plugin, PluginProblem
 from judgekit.ingest.adapters import make_adapters
-from judgekit.ingest.load import load_runs_report
+from judgekit.ingest.load import load_runs_result
 from tests.clirun import ROOT
 from tests.conftest import EXAMPLE_BOBBIN
 
@@ -333,7 +333,7 @@ def test_plugin_adapters_come_after_the_builtins_and_bad_ones_are_named(
     assert any("not-one (from fakeplug)" in p and "not an adapter" in p for p in problems)
     assert any("fails (from fakeplug)" in p and "RuntimeError: no licence" in p
                for p in problems)
-    report = load_runs_report(EXAMPLE_BOBBIN, adapters=adapters)
+    report = load_runs_result(EXAMPLE_BOBBIN, adapters=adapters)
     assert report.warnings[:len(problems)] == problems
-    plain = load_runs_report(EXAMPLE_BOBBIN, adapters=list(adapters))
+    plain = load_runs_result(EXAMPLE_BOBBIN, adapters=list(adapters))
     assert not any("plug-in" in w for w in plain.warnings)

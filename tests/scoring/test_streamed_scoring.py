@@ -12,7 +12,7 @@ import pytest
 from judgekit.errors import InputError
 from judgekit.evaluate import evaluate
 from judgekit.jsontext import dumps
-from judgekit.ingest.load import LoadReport, iter_items, load_runs, load_runs_report
+from judgekit.ingest.load import LoadResult, iter_items, load_runs, load_runs_result
 from judgekit.scoring.score import score, summarise
 from judgekit.scoring.stream import ScoredReading
 
@@ -25,12 +25,12 @@ def _bench():
 
 
 def _reference(paths) -> dict:
-    report = load_runs_report(paths)
+    report = load_runs_result(paths)
     return score(report.results, load_warnings=report.warnings).model_dump(mode="json")
 
 
 def _streamed(paths, **options) -> dict:
-    report = LoadReport()
+    report = LoadResult()
     rows = list(iter_items(paths, ScoredReading(**options), report=report))
     return summarise(rows, load_warnings=report.warnings).model_dump(mode="json")
 
