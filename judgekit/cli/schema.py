@@ -53,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
         for name, schema in all_schemas.items():
             atomic_write_text(args.write / f"{name}.schema.json", json.dumps(schema, indent=2) + "\n")
         return 0
+    if args.name is None:
+        raise ConfigError(f"name a schema (one of: {', '.join(all_schemas)}), or give --write DIR")
     if args.name not in all_schemas:
         raise ConfigError(f"unknown schema {args.name!r}; known: {', '.join(all_schemas)}")
     print_json(all_schemas[args.name])
