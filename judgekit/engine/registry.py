@@ -28,8 +28,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
+from judgekit.engine.settings import AnswerSettings
 from judgekit.errors import ConfigError
 from judgekit.plugins import GROUPS, Plugin, PluginProblem, load_group
 
@@ -38,22 +39,6 @@ from judgekit.plugins import GROUPS, Plugin, PluginProblem, load_group
 #: :class:`~judgekit.engine.providers.Provider` out), or the ``"module:function"`` path
 #: of such a function, imported when a client is first made.
 ClientFactory = Callable[[Any, str, "str | None"], Any]
-
-
-class AnswerSettings(Protocol):
-    """The settings a provider's answers depend on (an engine config has them)."""
-
-    @property
-    def max_tokens(self) -> int: ...
-
-    @property
-    def temperature(self) -> float: ...
-
-    @property
-    def structured_output(self) -> str: ...
-
-    @property
-    def openai_route(self) -> str: ...
 
 
 @dataclass(frozen=True)

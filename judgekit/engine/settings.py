@@ -1,7 +1,7 @@
 """What a provider reads of the engine's configuration.
 
 Providers are built from an :class:`~judgekit.engine.config.EngineConfig`, but they depend
-only on this protocol, so the configuration (which parses model ids with the provider
+only on these protocols, so the configuration (which parses model ids with the provider
 table) and the providers (which the table names) do not import each other.
 """
 
@@ -10,7 +10,23 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 
-class ProviderSettings(Protocol):
+class AnswerSettings(Protocol):
+    """The settings a provider's answers depend on (recorded in every cache key)."""
+
+    @property
+    def max_tokens(self) -> int: ...
+
+    @property
+    def temperature(self) -> float: ...
+
+    @property
+    def structured_output(self) -> str: ...
+
+    @property
+    def openai_route(self) -> str: ...
+
+
+class ProviderSettings(AnswerSettings, Protocol):
     """The settings a provider client reads (an ``EngineConfig`` has them all)."""
 
     @property
@@ -18,15 +34,6 @@ class ProviderSettings(Protocol):
 
     @property
     def model_name(self) -> str: ...
-
-    @property
-    def temperature(self) -> float: ...
-
-    @property
-    def max_tokens(self) -> int: ...
-
-    @property
-    def openai_route(self) -> str: ...
 
     @property
     def prompt_cache(self) -> bool: ...
@@ -46,4 +53,4 @@ class ProviderSettings(Protocol):
         ...
 
 
-__all__ = ["ProviderSettings"]
+__all__ = ["AnswerSettings", "ProviderSettings"]
