@@ -20,6 +20,7 @@ from judgekit.engine.registry import PROVIDERS, ProviderSpec
 from judgekit.engine.types import (
     STATES,
     Estimate,
+    Failed,
     ItemOutcome,
     JudgeRequest,
     NotSent,
@@ -49,6 +50,7 @@ __all__ = [
     "EngineConfig",
     "EngineEvent",
     "Estimate",
+    "Failed",
     "ItemOutcome",
     "Judge",
     "JudgeRequest",

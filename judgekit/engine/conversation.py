@@ -22,7 +22,7 @@ from judgekit.engine.redact import redact
 from judgekit.engine.retry import ProviderRefused
 from judgekit.engine.server import ModeRefused
 from judgekit.engine.structured import schema_problems
-from judgekit.engine.types import ItemOutcome, JudgeRequest, NotSent, Skip
+from judgekit.engine.types import Failed, ItemOutcome, JudgeRequest, NotSent, Skip
 
 Messages = list[dict[str, Any]]
 #: what a batch gave an item: its answer, the reason it failed, or the skip that kept it out.
@@ -102,7 +102,8 @@ class Conversation:
             return self._declined(req, declined.reason, st)
         except ProviderRefused as exc:
             self.ctx.stop_after(exc)
-            return self.ctx.outcome(req, "error", reason=str(exc))
+            kind = Failed.UNAVAILABLE if exc.transient else Failed.REFUSED
+            return self.ctx.outcome(req, "error", reason=str(exc), failure=kind)
 
     def _step_down(self, req: JudgeRequest, refused: ModeRefused,
                    st: ItemState) -> ItemOutcome | Messages:
@@ -113,7 +114,8 @@ class Conversation:
                               f"{refused.mode!r}; asking with {ladder.current!r}")
             return self.fresh(req, st)
         return self.ctx.outcome(req, "error", reason=f"the server refused every "
-                                f"structured-output mode; last: {refused}"[:400])
+                                f"structured-output mode; last: {refused}"[:400],
+                                failure=Failed.NO_STRUCTURED_OUTPUT)
 
     def _declined(self, req: JudgeRequest, reason: NotSent, st: ItemState) -> ItemOutcome:
         if reason is NotSent.STOPPED:
@@ -125,7 +127,8 @@ class Conversation:
         if isinstance(first, Skip):
             return self.ctx.skipped(req, "unscored", first)
         self.ctx.spending.release_batch(h)
-        return self.ctx.outcome(req, "error", reason=redact(first)[:400])
+        return self.ctx.outcome(req, "error", reason=redact(first)[:400],
+                                failure=Failed.BATCH_FAILED)
 
     async def _reask(self, req: JudgeRequest, messages: Messages, comp: Completion,
                      problems: list[str], st: ItemState) -> Messages:
@@ -166,7 +169,8 @@ class Conversation:
             cache.put(h, CachedVerdict(state="unscored", reason=reason, tries=st.tries,
                                        model=self.ctx.config.model, usage=st.usage,
                                        cost_usd=st.cost))
-        return self.ctx.outcome(req, "unscored", reason=reason)
+        return self.ctx.outcome(req, "unscored", reason=reason,
+                                failure=Failed.NO_VALID_VERDICT)
 
 
 def _problems(req: JudgeRequest, comp: Completion) -> tuple[list[str], list[str]]:

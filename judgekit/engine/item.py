@@ -22,7 +22,7 @@ from judgekit.engine.prompt_cache import min_cacheable_tokens, warm_keys
 from judgekit.engine.providers import Completion, schema_instruction
 from judgekit.engine.redact import redact
 from judgekit.engine.server import TooLong
-from judgekit.engine.types import ItemOutcome, JudgeRequest, NotSent, Skip
+from judgekit.engine.types import Failed, ItemOutcome, JudgeRequest, NotSent, Skip
 
 #: times one item is refitted after the server said it was too long.
 MAX_REFITS = 2
@@ -46,7 +46,8 @@ class ItemRunner:
             outcome = await self._fitted_converse(req, first, state)
         except Exception as exc:  # noqa: BLE001  a check that raised, an odd answer shape
             outcome = self.ctx.outcome(
-                req, "error", reason=redact(f"{type(exc).__name__}: {exc}")[:400])
+                req, "error", reason=redact(f"{type(exc).__name__}: {exc}")[:400],
+                failure=Failed.UNEXPECTED)
         finally:
             state.warmed()
             if cache is not None and state.claimed:
@@ -99,7 +100,8 @@ class ItemRunner:
                 refits += 1
                 worth_it = self._learn(too_long, req, st)
                 if refits > MAX_REFITS or not worth_it:
-                    return self.ctx.outcome(req, "error", reason=str(too_long))
+                    return self.ctx.outcome(req, "error", reason=str(too_long),
+                                            failure=Failed.TOO_LONG)
                 first = None
 
     async def _fitted(self, original: JudgeRequest, st: ItemState

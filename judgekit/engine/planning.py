@@ -16,7 +16,7 @@ from judgekit.engine.cache import CachedVerdict, VerdictCache, request_hash
 from judgekit.engine.context import EngineContext
 from judgekit.engine.events import EngineEvent
 from judgekit.engine.structured import schema_problems
-from judgekit.engine.types import ItemOutcome, JudgeRequest, Usage
+from judgekit.engine.types import Failed, ItemOutcome, JudgeRequest, Usage
 from judgekit.errors import ConfigError
 
 #: per request hash, the indices of the requests that share it (the first is asked).
@@ -65,7 +65,7 @@ class Planner:
             return None
         if hit.state == "unscored" and not self.ctx.config.retry_unscored:
             return self.ctx.outcome(req, "unscored", reason=hit.reason, tries=hit.tries,
-                                    cached=True)
+                                    cached=True, failure=Failed.NO_VALID_VERDICT)
         if hit.verdict is not None and _checks_pass(req, hit.verdict):
             return self.ctx.outcome(req, "valid", verdict=hit.verdict, tries=hit.tries,
                                     cached=True, soft_failures=hit.soft_failures)

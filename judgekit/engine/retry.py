@@ -193,6 +193,9 @@ class ProviderRefused(ProviderError):
     def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+        #: the failure was transient (429, 5xx, a timeout, a garbled answer) and outlasted
+        #: the retries, rather than a refusal
+        self.transient = False
 
     @property
     def stops_run(self) -> bool:
@@ -258,4 +261,6 @@ def _raise_provider_error(exc: BaseException, attempts: int) -> None:
     """Turn an SDK error into :class:`ProviderRefused` (other exceptions pass through)."""
     if isinstance(exc, (*_sdk_errors("APIError"), asyncio.TimeoutError, BadAnswer)):
         tries = f" after {attempts} attempts" if is_transient(exc) and attempts > 1 else ""
-        raise ProviderRefused(describe(exc) + tries, status_of(exc)) from None
+        refused = ProviderRefused(describe(exc) + tries, status_of(exc))
+        refused.transient = is_transient(exc)
+        raise refused from None

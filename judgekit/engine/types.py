@@ -166,6 +166,26 @@ class Skip(BaseModel):
         return self.detail
 
 
+class Failed(str, Enum):
+    """Why an item that was sent has no verdict: the ``error`` or ``unscored`` outcome's
+    kind (its ``reason`` says the particulars)."""
+
+    #: every answer, re-asks included, failed the schema or the checks (``unscored``).
+    NO_VALID_VERDICT = "no_valid_verdict"
+    #: the provider refused the request (authentication, permission, a bad request).
+    REFUSED = "refused"
+    #: transient failures (429, 5xx, timeouts, garbled answers) outlasted the retries.
+    UNAVAILABLE = "unavailable"
+    #: the server accepted none of the structured-output modes.
+    NO_STRUCTURED_OUTPUT = "no_structured_output"
+    #: the request still did not fit the judge model's window after cutting it again.
+    TOO_LONG = "too_long"
+    #: a batch ended without an answer for the item.
+    BATCH_FAILED = "batch_failed"
+    #: an unexpected exception (a check that raised, an answer of an odd shape).
+    UNEXPECTED = "unexpected"
+
+
 class ItemOutcome(BaseModel):
     """What became of one request. Exactly one per request.
 
@@ -180,6 +200,8 @@ class ItemOutcome(BaseModel):
         not_sent: why no call (or no further call) was sent for the item, typed; ``reason``
             says it in words.
         fitted: the request was cut to fit the judge model's window.
+        failure: why an item that was sent has no verdict, typed; ``reason`` says it in
+            words.
     """
 
     key: str
@@ -195,6 +217,7 @@ class ItemOutcome(BaseModel):
     retries: int = 0
     not_sent: Skip | None = None
     fitted: bool = False
+    failure: Failed | None = None
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from judgekit.engine import Engine, EngineEvent, NotSent
+from judgekit.engine import Engine, EngineEvent, Failed, NotSent
 from judgekit.engine.types import stop_of
 from judgekit.engine.cache import VerdictCache
 from judgekit.testing import FakeAPIServer, Reply, fault_mix, scripted
@@ -37,6 +37,10 @@ def test_auth_failure_stops_scheduling_at_once(server: FakeAPIServer, tmp_path: 
     outs = engine.run(reqs(50))
     assert len(server.requests) <= 4  # one call per concurrent slot at most
     assert all(o.state == "error" for o in outs)
+    sent = [o for o in outs if o.not_sent is None]  # the calls made: refused, typed
+    assert sent and all(o.failure is Failed.REFUSED for o in sent)
+    assert all(o.failure is None and o.not_sent.reason is NotSent.STOPPED
+               for o in outs if o.not_sent is not None)
     assert engine.stopped is not None and str(status) in engine.stopped
     assert sum(e.text.startswith("stopped:") for e in events if e.kind == "note") == 1
     again = engine.run(reqs(3))  # the same engine sends nothing more (e.g. the audit step)
@@ -53,6 +57,7 @@ def test_a_server_that_never_answers_costs_a_bounded_wait(server: FakeAPIServer,
     [out] = Engine(config(server, tmp_path, timeout=0.3, retry_attempts=10,
                           timeout_retries=1)).run(reqs(1))
     assert out.state == "error" and "timed out" in out.reason
+    assert out.failure is Failed.UNAVAILABLE  # transient, outlasted the retries
     assert len(server.requests) == 2 and time.monotonic() - start < 5
 
 
@@ -63,6 +68,7 @@ def test_an_html_page_is_reported_as_such(server: FakeAPIServer, tmp_path: Path,
     [out] = Engine(config(server, tmp_path, provider, retry_attempts=2)).run(reqs(1))
     assert out.state == "error"
     assert "HTML page" in out.reason and "not the API's" in out.reason
+    assert out.failure is Failed.UNAVAILABLE
     assert "AttributeError" not in out.reason
 
 
@@ -73,6 +79,15 @@ def test_json_of_another_shape_is_reported_as_not_the_apis(server: FakeAPIServer
     [out] = Engine(config(server, tmp_path, provider, retry_attempts=2)).run(reqs(1))
     assert out.state == "error" and "JSON of another shape, not the API's" in out.reason
     assert len(server.requests) == 2  # retried like any answer that is not the API's JSON
+
+
+def test_answers_that_never_pass_the_schema_are_unscored_typed(server: FakeAPIServer,
+                                                                tmp_path: Path) -> None:
+    server.responder = lambda a, b: Reply.ok({"verdict": "not one of the choices"})
+    [out] = Engine(config(server, tmp_path, use_cache=False)).run(reqs(1))
+    assert out.state == "unscored" and out.reason.startswith("no valid verdict after")
+    assert out.failure is Failed.NO_VALID_VERDICT and out.not_sent is None
+    assert out.tries == len(server.requests) > 1  # re-asked, then given up
 
 
 def test_malformed_json_is_asked_again(server: FakeAPIServer, tmp_path: Path) -> None:
