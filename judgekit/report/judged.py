@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict
 
 from judgekit.audit import AuditRecord, extract_quotes
+from judgekit.ingest.models import ResultKey
 from judgekit.report.format import interval, pct, spend
 from judgekit.report.load import ReportInputs
 from judgekit.summary import (
@@ -287,14 +288,15 @@ def audit_jury_lines(audit: AuditSummary) -> tuple[str, list[str]]:
     return head, list(jury.disagreements)
 
 
-def record_key(rec: AuditRecord) -> tuple[str, str, int]:
-    return (rec.task_id, rec.arm, rec.attempt)
+def record_key(rec: AuditRecord) -> ResultKey:
+    """The result a verdict is of, whichever run it came from."""
+    return ResultKey(rec.task_id, rec.arm, rec.attempt)
 
 
-def repeated_keys(records: list[AuditRecord]) -> set[tuple[str, str, int]]:
+def repeated_keys(records: list[AuditRecord]) -> set[ResultKey]:
     """(task, arm, attempt) keys that records of more than one run share: their titles
     need the run id to tell them apart."""
-    runs: dict[tuple[str, str, int], set[str]] = {}
+    runs: dict[ResultKey, set[str]] = {}
     for r in records:
         runs.setdefault(record_key(r), set()).add(r.run_id or "")
     return {k for k, ids in runs.items() if len(ids) > 1}

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from judgekit import stats
 from judgekit.diffs import DEFAULT_INFRA_PATHS, excluded_files, files_touched, is_excluded
-from judgekit.ingest.models import RunResult
+from judgekit.ingest.models import ResultKey, RunResult
 from judgekit.scoring.arms import arm_stats, compare_all
 from judgekit.scoring.clusters import cluster_info, repository_of, task_clusters
 from judgekit.scoring.files import FileScores, file_scores, source_files
@@ -83,8 +83,7 @@ def _similarities(results: Sequence[RunResult], similarity: Similarity | None
 
 
 def _label(r: ScoredResult) -> str:
-    run = f" (run {r.run_id})" if r.run_id else ""
-    return f"{r.task_id} / {r.arm} / attempt {r.attempt}{run}"
+    return ResultKey.of(r).with_run()
 
 
 def _listed(kind: str, lines: list[str], total: int) -> list[str]:

@@ -37,7 +37,7 @@ from judgekit.ingest.adapters import Adapter
 from judgekit.ingest.load import (MAX_LINE_BYTES, Key, LoadResult, Reading, iter_items,
                                 native_line)
 from judgekit.ingest.jsondoc import StreamedDocument, read_value
-from judgekit.ingest.models import RunResult
+from judgekit.ingest.models import ResultKey, RunResult
 from judgekit.ingest.shards import lines_of, plan, read_line
 from judgekit.ingest.validation import validate
 from judgekit.scoring.models import ScoredResult
@@ -213,7 +213,7 @@ class ScoredReading(Reading[ScoredResult]):
                                                  item.attempt)
 
     def label(self, item: ScoredResult) -> str:
-        return f"{item.task_id} / {item.arm} / attempt {item.attempt} (run {item.run_id})"
+        return ResultKey.of(item).with_run()
 
     def fill_run_id(self, item: ScoredResult, run_id: str) -> None:
         if item.run_id is None:
