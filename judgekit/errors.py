@@ -4,7 +4,8 @@ Every error judgekit raises on purpose derives from :class:`JudgekitError`. The 
 any of them into one line on stderr and exit code 2, never a traceback.
 
 A message that refers to one of the caller's options writes it as ``{option:NAME}``, where
-NAME is the keyword of the typed option (``max_cost_usd``); ``str()`` shows the keyword, and
+NAME is the option's name as the command line knows it (its argparse destination, e.g.
+``max_cost``, usually the keyword of the typed option too); ``str()`` shows NAME, and
 the command line shows its own flag instead (:meth:`JudgekitError.render`). Text that is
 kept (a warning in ``summary.json``) is spelled when it is made, by :func:`render_options`,
 with the speller the caller set (:func:`spelling`; the command line sets its flags). Layers

@@ -1,7 +1,7 @@
 """Audit settings.
 
-The command-line flags that fill them live in :mod:`judgekit.cli._audit_flags`; this module
-neither parses nor prints.
+Whoever calls the audit (a program, or the command line) fills them; this module neither
+parses nor prints.
 
 Example:
     >>> AuditOptions(rubric="swe-bench", samples=3).samples

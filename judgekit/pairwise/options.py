@@ -1,6 +1,7 @@
 """Options of pairwise judging.
 
-The command-line flags that fill them are the CLI's (``judgekit.cli._pairwise_flags``).
+Whoever calls pairwise judging (a program, or the command line) fills them; this module
+neither parses nor prints.
 
 Example:
     >>> opts = PairwiseOptions(pairs=[("a", "gold")], stability_sample=20)
