@@ -35,6 +35,8 @@ from judgekit.steps import Step, StepResult
 
 if TYPE_CHECKING:
     from judgekit.audit.options import AuditOptions
+    from judgekit.engine.config import EngineConfig
+    from judgekit.engine.engine import Engine
     from judgekit.pairwise.options import PairwiseOptions
 
 
@@ -114,10 +116,10 @@ class Judging:
     runs: list[RunResult]
     #: the scored rows (what pairing reads), ready before the statistics are.
     rows: Sequence[ScoredResult]
-    #: the first judge's :class:`~judgekit.engine.Engine`.
-    engine: Any
-    #: every judge's :class:`~judgekit.engine.EngineConfig`; more than one is a jury.
-    configs: list[Any]
+    #: the first judge's engine.
+    engine: Engine
+    #: every judge's configuration; more than one is a jury.
+    configs: list[EngineConfig]
     exclude: Sequence[str]
     scored: Callable[[], ScoreSummary] = field(repr=False)
 

@@ -103,6 +103,9 @@ def summary_of(result: EvalResult) -> EvalSummary:
         parts["judge"] = result.judge
     if result.notes:
         parts["notes"] = list(result.notes)
+    unknown = sorted(set(parts) - set(EvalSummary.model_fields))
+    if unknown:  # a step whose Summary model is not among EvalSummary's bases
+        raise TypeError(f"summary entries no EvalSummary field holds: {', '.join(unknown)}")
     return EvalSummary(**parts)
 
 
