@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from judgekit.cli._common import print_json, say
 
@@ -103,10 +103,8 @@ def _print_audit(result: Calibration, rows: int, column: str, blank: int,
           f"blank (skipped), {len(ties)} tied task(s) left out"
           + (f": {', '.join(ties)}" if ties else ""))
     print(f"agreement:      {_num(result.agreement)}")
-    ci = result.kappa_ci
-    print(f"Cohen's kappa:  {_num(result.kappa)}"
-          + (f"  95% CI [{_num(ci[0])}, {_num(ci[1])}] (percentile bootstrap over tasks, "
-             f"{result.resamples} resamples, seed {result.seed})" if ci else ""))
+    print("Cohen's kappa:  " + _kappa_text(result.kappa, result.kappa_ci, "tasks",
+                                             result.resamples, result.seed))
     if result.kappa_note:
         print(f"                ({result.kappa_note})")
     c = result.confusion
@@ -161,15 +159,20 @@ def _run_pairwise(args: argparse.Namespace) -> int:
     return 0
 
 
+def _kappa_text(kappa: float | None, ci: Any, over: str, resamples: int, seed: int) -> str:
+    """Cohen's kappa, and its bootstrap interval over ``over`` when there is one."""
+    interval = (f"  95% CI [{_num(ci[0])}, {_num(ci[1])}] (percentile bootstrap over {over}, "
+                f"{resamples} resamples, seed {seed})" if ci else "")
+    return _num(kappa) + interval
+
+
 def _print_agreement(name: str, a: JudgeAgreement, resamples: int, seed: int) -> None:
     from judgekit.pairwise.calibrate import LABELS
 
     print(f"{name}: {a.n} items of {a.n_pairs} compared pairs")
     print(f"  accuracy:                  {_num(a.accuracy)}")
-    ci = a.kappa_ci
-    print(f"  Cohen's kappa:             {_num(a.kappa)}"
-          + (f"  95% CI [{_num(ci[0])}, {_num(ci[1])}] (percentile bootstrap over compared "
-             f"pairs, {resamples} resamples, seed {seed})" if ci else ""))
+    print("  Cohen's kappa:             " + _kappa_text(a.kappa, a.kappa_ci, "compared pairs",
+                                                      resamples, seed))
     if a.kappa_note:
         print(f"                             ({a.kappa_note})")
     print(f"  agreement excluding draws: {_num(a.agreement_excluding_draws)} "

@@ -9,6 +9,7 @@ from typing import Any
 
 from judgekit.ingest.models import RunResult, Task, TestResult
 from judgekit.testing import Reply, prompt_of
+from judgekit.testing.replies import schema_of
 
 DIMS = ("consistency", "completeness", "minimality")
 
@@ -108,3 +109,21 @@ def majority(votes: list[str]) -> str:
         if arm != "draw" and 2 * n > len(votes):
             return arm
     return "draw"
+
+
+def two_arm_runs(path: Path, n: int, base: str, ctx: str) -> Path:
+    """``n`` tasks, each with a ``base`` patch of 2 lines and a ``ctx`` patch of 3 (the
+    markers are formatted with the task's number); ``ctx`` passes on even tasks."""
+    return write_runs(path, [
+        r for t in range(n) for r in (result(f"t{t}", "base", sized_diff(base.format(t), 2)),
+                                      result(f"t{t}", "ctx", sized_diff(ctx.format(t), 3),
+                                             passed=t % 2 == 0))])
+
+
+def pairwise_only(respond):
+    """A server answering pairwise questions with ``respond`` and audits with an empty
+    reply."""
+    def reply(api: str, body: dict[str, Any]) -> Reply:
+        pairwise = "consistency" in (schema_of(body) or {}).get("properties", {})
+        return respond(api, body) if pairwise else Reply()
+    return reply

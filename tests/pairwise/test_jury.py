@@ -13,7 +13,6 @@ import pytest
 
 from judgekit.summary import EvalSummary
 from judgekit.testing import FakeAPIServer, Reply
-from judgekit.testing.replies import schema_of
 from tests.clirun import ROOT, judgekit
 from tests.pairwise.helpers import (
     majority,
@@ -23,6 +22,8 @@ from tests.pairwise.helpers import (
     prefers_larger,
     result,
     sized_diff,
+    pairwise_only,
+    two_arm_runs,
     verdict,
     write_runs,
 )
@@ -247,14 +248,8 @@ def test_a_dry_run_of_a_jury_estimates_each_judge_and_calls_nothing(tmp_path: Pa
 
 
 def test_max_cost_holds_for_the_jury_as_a_whole(tmp_path: Path) -> None:
-    runs = write_runs(tmp_path / "runs.json", [
-        r for t in range(20) for r in (result(f"t{t}", "base", sized_diff(f"a{t}", 2)),
-                                       result(f"t{t}", "ctx", sized_diff(f"b{t}", 3),
-                                              passed=t % 2 == 0))])
-
-    def cheap(api: str, body: dict[str, Any]) -> Reply:  # pairwise verdicts, and audits
-        pairwise = "consistency" in (schema_of(body) or {}).get("properties", {})
-        return Reply.ok(verdict("A")) if pairwise else Reply()
+    runs = two_arm_runs(tmp_path / "runs.json", 20, "a{}", "b{}")
+    cheap = pairwise_only(lambda api, body: Reply.ok(verdict("A")))  # and empty audits
 
     # long answers (2,000 output tokens at $15 per million): about $0.03 a call
     costly = lambda api, body: Reply.ok(verdict("A"), usage={"output_tokens": 2000})  # noqa: E731

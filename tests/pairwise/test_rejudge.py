@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from judgekit.testing import FakeAPIServer, Reply
-from judgekit.testing.replies import schema_of
+from judgekit.testing import FakeAPIServer
 from tests.clirun import judgekit
 from tests.pairwise.helpers import (
     majority,
@@ -24,9 +23,8 @@ from tests.pairwise.helpers import (
     always,
     prefers,
     prefers_larger,
-    result,
-    sized_diff,
-    write_runs,
+    pairwise_only,
+    two_arm_runs,
 )
 from tests.pairwise.test_jury import N_TASKS, _runs
 
@@ -148,14 +146,19 @@ def test_replace_judges_keeps_only_the_judges_given_and_calls_none_it_has(
             assert rec["judges"][LABEL["fair"]] == old["judges"][LABEL["fair"]]
 
 
+def _judge_first(runs: Path, servers: dict[str, Any], out: Path, tmp_path: Path) -> None:
+    """Judge ``runs`` with the fair judge alone, into ``out``."""
+    proc = judgekit("judge", runs, "--no-similarity", "--no-audit",
+                    *_flags(servers, ["fair"]), "--out", out, env=_env(tmp_path / "a"))
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_one_judges_output_becomes_a_jury(tmp_path: Path) -> None:
     runs = _runs(tmp_path)
     out = tmp_path / "out"
     with FakeAPIServer(prefers("GOOD")) as fair, FakeAPIServer(always("A")) as first:
         servers = {"fair": fair, "first": first}
-        proc = judgekit("judge", runs, "--no-similarity", "--no-audit",
-                        *_flags(servers, ["fair"]), "--out", out, env=_env(tmp_path / "a"))
-        assert proc.returncode == 0, proc.stderr
+        _judge_first(runs, servers, out, tmp_path)
         before, old = _read(out)
         proc = judgekit("judge", out, *_flags(servers, ["first"]), "--json",
                         env=_env(tmp_path / "b"))
@@ -178,9 +181,7 @@ def test_a_plan_the_output_was_not_judged_with_is_refused_before_any_call(
     out = tmp_path / "out"
     with FakeAPIServer(prefers("GOOD")) as fair, FakeAPIServer(always("A")) as first:
         servers = {"fair": fair, "first": first}
-        proc = judgekit("judge", runs, "--no-similarity", "--no-audit",
-                        *_flags(servers, ["fair"]), "--out", out, env=_env(tmp_path / "a"))
-        assert proc.returncode == 0, proc.stderr
+        _judge_first(runs, servers, out, tmp_path)
         kept = (out / "pairwise.jsonl").read_text()
         proc = judgekit("judge", out, *_flags(servers, ["first"]), "--pairs", "base:gold",
                         env=_env(tmp_path / "b"))
@@ -209,14 +210,8 @@ def test_an_output_without_its_runs_is_named(tmp_path: Path) -> None:
 
 
 def test_the_audit_and_the_scores_are_carried_over_unchanged(tmp_path: Path) -> None:
-    runs = write_runs(tmp_path / "runs.json", [
-        r for t in range(4) for r in (result(f"t{t}", "base", sized_diff(f"GOOD {t}", 2)),
-                                      result(f"t{t}", "ctx", sized_diff(f"plain {t}", 3),
-                                             passed=t % 2 == 0))])
-
-    def judge(api: str, body: dict[str, Any]) -> Reply:  # pairwise verdicts, and audits
-        pairwise = "consistency" in (schema_of(body) or {}).get("properties", {})
-        return prefers("GOOD")(api, body) if pairwise else Reply()
+    runs = two_arm_runs(tmp_path / "runs.json", 4, "GOOD {}", "plain {}")
+    judge = pairwise_only(prefers("GOOD"))  # and empty audits
 
     out = tmp_path / "out"
     with FakeAPIServer(judge) as one, FakeAPIServer(always("A")) as two:
