@@ -270,6 +270,8 @@ def run_pipeline(
             paths):
         return _streamed(paths, exclude=exclude, adapters=adapters,
                          mixed_models=mixed_models, seed=seed_value)
+    if judge is not None and steps:
+        _check_servers(judge)
     runs, load_warnings = _loaded(paths, adapters)
     enrichment = None
     if tasks:
@@ -291,14 +293,27 @@ def run_pipeline(
     return _run_steps(pending, runs, steps, judge, exclude=exclude, while_judging=while_judging)
 
 
+def _configs(judge: Any) -> list[Any]:
+    from judgekit.engine import EngineConfig
+
+    return [j if isinstance(j, EngineConfig) else EngineConfig(model=str(j))
+            for j in (judge if isinstance(judge, (list, tuple)) else [judge])]
+
+
+def _check_servers(judge: Any) -> None:
+    """A judge whose server is not there fails now, before anything is loaded or written."""
+    from judgekit.engine.engine import check_servers
+
+    check_servers(_configs(judge))
+
+
 def _run_steps(pending: _Pending, runs: list[RunResult], steps: Sequence[Step[Judging]],
                judge: Any, *, exclude: Sequence[str],
                while_judging: Callable[[EvalResult], Iterable[object]] | None) -> EvalResult:
     """Each step in turn, with one engine (the first judge's) for them all."""
-    from judgekit.engine import Engine, EngineConfig
+    from judgekit.engine import Engine
 
-    configs = [j if isinstance(j, EngineConfig) else EngineConfig(model=str(j))
-               for j in (judge if isinstance(judge, (list, tuple)) else [judge])]
+    configs = _configs(judge)
     engine = Engine(configs[0])
     engine.between_calls(pending.steps(while_judging))
     inputs = Judging(runs=runs, rows=pending.rows, engine=engine, configs=configs,

@@ -19,6 +19,7 @@ import argparse
 import gc
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -103,14 +104,21 @@ def _add_cost_arguments(g: argparse._ArgumentGroup) -> None:
     g.add_argument("--max-tries", metavar="N", default=str(c.MAX_TRIES),
                    help=f"answers asked per item before it is unscored (default {c.MAX_TRIES})")
     g.add_argument("--timeout", metavar="S",
-                   help=f"seconds one call may take before it is abandoned (default "
+                   help=f"seconds one request may take, its answer read whole, before it is "
+                        f"abandoned; a call with its retries and waits ends within "
+                        f"(max-retries + 1) x this (default "
                         f"{c.HOSTED_TIMEOUT_S:g} for a hosted API, tried "
                         f"{c.HOSTED_TIMEOUT_RETRIES} more times at most; "
                         f"{c.LOCAL_TIMEOUT_S:g} for a self-hosted server, never re-sent while "
                         "it may still be working on it)")
     g.add_argument("--max-retries", metavar="N", default=str(c.RETRY_ATTEMPTS - 1),
                    help="retries of a call after transient failures (429, 5xx, dropped "
-                        f"connections; default {c.RETRY_ATTEMPTS - 1})")
+                        f"connections; default {c.RETRY_ATTEMPTS - 1}); a retry-after is "
+                        f"honoured up to {c.RETRY_AFTER_MAX_S:g} s")
+    g.add_argument("--deadline", metavar="S",
+                   help="seconds the whole run's calls may take: no call starts after it, "
+                        "a call in flight is cut at it, and items left are counted as not "
+                        "sent (deadline)")
 
 
 def _number(args: argparse.Namespace, name: str, kind: type, low: float, *,
@@ -196,6 +204,7 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig | None:
     max_tries = _number(args, "--max-tries", int, 1)
     timeout = _number(args, "--timeout", float, 0, strict=True)
     retries = _number(args, "--max-retries", int, 0)
+    deadline = _number(args, "--deadline", float, 0, strict=True)
     window = _number(args, "--judge-context", int, engine_config.MIN_CONTEXT_WINDOW)
     base_url = getattr(args, "base_url", None)
     if base_url:
@@ -236,6 +245,8 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig | None:
             fields[key] = value
     if retries is not None:
         fields["retry_attempts"] = retries + 1
+    if deadline is not None:
+        fields["deadline_at"] = time.monotonic() + deadline
     progress = not getattr(args, "json", False)
     fields["progress"] = progress
     fields["on_event"] = TerminalProgress(enabled=progress)

@@ -60,6 +60,24 @@ class ContextBudget(BaseModel):
                                          "to fit the window.")
 
 
+class RetryReport(BaseModel):
+    """How calls were retried: the time spent waiting between attempts, and the waits not
+    taken as asked."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    waited_s: float = Field(0.0, description="Seconds spent waiting between attempts.")
+    retry_after_max_s: float = Field(30.0, description="The longest retry-after honoured; "
+                                                       "a longer one is cut to this.")
+    cut_to_bound: int = Field(0, description="Waits whose retry-after was over the bound "
+                                             "and was cut to it.")
+    cut_by_deadline: int = Field(0, description="Calls given up because the next wait would "
+                                                "pass the call's deadline (its attempts "
+                                                "times the timeout) or the run's deadline.")
+    largest_retry_after_s: float = Field(0.0, description="The longest retry-after a server "
+                                                          "asked for.")
+
+
 class JudgeRun(BaseModel):
     """``summary["judge"]``: the judge model, how it was asked, and what it cost."""
 
@@ -89,9 +107,10 @@ class JudgeRun(BaseModel):
                                              "at their own prices.")
     cost_without_cache_usd: float = Field(0.0, description="What the same tokens would "
                                           "have cost without the prompt cache.")
+    retries: RetryReport = Field(default_factory=RetryReport)
     skipped: dict[str, int] = Field(default_factory=dict,
                                     description="Items not sent, by reason "
-                                                "(too_long_for_context).")
+                                                "(too_long_for_context, deadline).")
 
     def count_failure(self, cause: FailureCause) -> None:
         self.failed_calls[cause] = self.failed_calls.get(cause, 0) + 1
@@ -100,5 +119,5 @@ class JudgeRun(BaseModel):
         self.skipped[reason.value] = self.skipped.get(reason.value, 0) + 1
 
 
-__all__ = ["ContextBudget", "FailureCause", "JudgeRun", "ModeStep", "SkipReason",
+__all__ = ["ContextBudget", "FailureCause", "JudgeRun", "ModeStep", "RetryReport", "SkipReason",
            "StructuredOutput"]

@@ -11,13 +11,14 @@ raises, so the conversation can act on it (:mod:`judgekit.engine.conversation`).
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from judgekit.engine.context import EngineContext, Session
 from judgekit.engine.planning import Planner
 from judgekit.engine.providers import Completion
-from judgekit.engine.retry import Skipped, call_with_retry
+from judgekit.engine.retry import Skipped
 from judgekit.engine.types import ItemOutcome, JudgeRequest, NotSent, Usage
 
 T = TypeVar("T")
@@ -87,10 +88,17 @@ class Caller:
     def retrying(self, fn: Callable[[], Awaitable[T]],
                  on_retry: Callable[[BaseException], None] | None = None) -> Awaitable[T]:
         """``fn()`` under the run's concurrency bound, transient failures retried."""
-        c = self.ctx.server.settled
-        return call_with_retry(fn, limiter=self.session.limiter, attempts=c.retry_attempts,
-                               base=c.backoff_base, cap=c.backoff_max, on_retry=on_retry,
-                               max_timeouts=c.timeout_retries)
+        return self._waiting(self.ctx.server.retry.call(fn, limiter=self.session.limiter,
+                                                        on_retry=on_retry))
+
+    async def _waiting(self, call: Awaitable[T]) -> T:
+        """``call``, counted as waiting for the server while it runs."""
+        health = self.ctx.server.health
+        health.waiting += 1
+        try:
+            return await call
+        finally:
+            health.waiting -= 1
 
     def call_once(self, req: JudgeRequest, h: str, messages: list[dict[str, Any]],
                   st: ItemState) -> Callable[[], Awaitable[Completion]]:
@@ -123,6 +131,9 @@ class Caller:
         holds or has answered the item (the claim is taken otherwise)."""
         if self.ctx.stopped is not None:
             raise Declined(NotSent.STOPPED)
+        deadline = self.ctx.config.deadline_at
+        if deadline is not None and time.monotonic() >= deadline:
+            raise Declined(NotSent.DEADLINE)
         cache = self.session.cache
         if cache is not None and not st.claimed:
             if not cache.claim(h, self.ctx.owner, self.ctx.config.claim_lease):
@@ -139,12 +150,16 @@ class Caller:
         run = server.run
         run.calls += 1
         st.sent += 1
+        sent_at = time.monotonic()
         try:
-            comp = await self.session.provider.complete(
-                req, messages, mode=mode, max_tokens=server.window.answer_tokens)
+            # the whole request, body included, within the timeout (the SDKs bound each read)
+            comp = await asyncio.wait_for(self.session.provider.complete(
+                req, messages, mode=mode, max_tokens=server.window.answer_tokens),
+                timeout=self._time_left(server.settled.timeout))
         except Exception as exc:
             raise server.classify(exc, mode) from None
         server.ladder.confirm(mode)
+        server.health.answered(time.monotonic() - sent_at)
         st.warmed()
         run.answered += 1
         run.input_tokens += comp.usage.input_tokens
@@ -152,6 +167,14 @@ class Caller:
         run.cache_read_tokens += comp.usage.cache_read_tokens
         run.cache_write_tokens += comp.usage.cache_write_tokens
         return comp
+
+    def _time_left(self, timeout: float | None) -> float | None:
+        """Seconds the request may take: the timeout, within the run's deadline."""
+        deadline = self.ctx.config.deadline_at
+        if deadline is None:
+            return timeout
+        left = max(0.0, deadline - time.monotonic())
+        return left if timeout is None else min(timeout, left)
 
     async def await_other(self, req: JudgeRequest, h: str) -> ItemOutcome | None:
         """Wait while another process asks for ``h``: its outcome, or None once the item

@@ -57,6 +57,8 @@ LOCAL_TIMEOUT_S = 600.0
 MAX_TRIES = 3
 #: attempts per call on transient failures (the first and its retries).
 RETRY_ATTEMPTS = 8
+#: the longest ``retry-after`` honoured, in seconds (a longer one is cut to it, counted).
+RETRY_AFTER_MAX_S = 30.0
 #: how verdicts are asked of OpenAI-compatible servers unless told.
 STRUCTURED_OUTPUT: Choice = "auto"
 #: the smallest context window a judge model may be said to have, in tokens.
@@ -115,6 +117,11 @@ class EngineConfig(BaseModel):
     #: first backoff delay in seconds; doubles per attempt, with jitter, capped by ``backoff_max``.
     backoff_base: float = 1.0
     backoff_max: float = 30.0
+    #: the longest ``retry-after`` honoured, in seconds; a longer one is cut to it (counted).
+    retry_after_max: float = Field(RETRY_AFTER_MAX_S, ge=0)
+    #: a :func:`time.monotonic` instant by which the whole run ends: no call starts after
+    #: it, and no retry waits past it; ``None``: no deadline.
+    deadline_at: float | None = None
     #: OpenAI structured route: JSON-schema response format or a forced function call.
     openai_route: Literal["json_schema", "tool"] = "json_schema"
     #: seconds between polls of a provider batch.

@@ -26,7 +26,8 @@ from judgekit.engine.config import EngineConfig
 from judgekit.engine.events import EngineEvent, emit
 from judgekit.engine.pricing import PriceTable
 from judgekit.engine.providers import Provider
-from judgekit.engine.retry import AdaptiveLimiter, ProviderRefused
+from judgekit.engine.limiter import AdaptiveLimiter
+from judgekit.engine.retry import ProviderRefused
 from judgekit.engine.server import ServerState
 from judgekit.engine.spending import Spending
 from judgekit.engine.types import ItemOutcome, JudgeRequest, NotSent, Skip, State

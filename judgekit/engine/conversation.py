@@ -120,6 +120,8 @@ class Conversation:
     def _declined(self, req: JudgeRequest, reason: NotSent, st: ItemState) -> ItemOutcome:
         if reason is NotSent.STOPPED:
             return self.ctx.skipped(req, "error", self.ctx.stop_skip(st.tries))
+        if reason is NotSent.DEADLINE:
+            self.ctx.server.run.count_skip(reason)
         return self.ctx.skipped(req, "unscored", Skip(reason=reason, answers=st.tries))
 
     def _batch_failure(self, req: JudgeRequest, h: str, first: str | Skip) -> ItemOutcome:

@@ -25,7 +25,7 @@ from judgekit.engine.conversation import BatchAnswer
 from judgekit.engine.events import EngineEvent
 from judgekit.engine.item import ItemRunner
 from judgekit.engine.planning import Planner, Todo
-from judgekit.engine.retry import AdaptiveLimiter
+from judgekit.engine.limiter import AdaptiveLimiter
 from judgekit.engine.types import ItemOutcome, JudgeRequest, NotSent, OnOutcome, Skip
 from judgekit.errors import ConfigError
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 
 from judgekit.engine import registry
 from judgekit.engine.accounting import JudgeRun
@@ -36,6 +36,7 @@ from judgekit.engine.dryrun import dry_run, estimate
 from judgekit.engine.events import EngineEvent
 from judgekit.engine.planning import Planner
 from judgekit.engine.redact import redact
+from judgekit.engine.server import ServerState
 from judgekit.engine.types import Estimate, ItemOutcome, JudgeRequest, OnOutcome
 
 
@@ -115,7 +116,8 @@ class Engine:
             self._start_note()
             self._ctx.event(EngineEvent("start", items=total or 0))
             try:
-                return await self._dispatch.stream(iter(requests), cache, on_outcome)
+                async with self._watching():
+                    return await self._dispatch.stream(iter(requests), cache, on_outcome)
             finally:
                 self._ctx.event(EngineEvent("end"))
         finally:
@@ -124,10 +126,10 @@ class Engine:
     async def _arun_all(self, reqs: list[JudgeRequest]) -> list[ItemOutcome]:
         planner = self._planner
         cache = planner.open_cache()
-        if not self.config.dry_run:
-            await self._prepare(cache)
-        hashes = planner.hashes(reqs)
         try:
+            if not self.config.dry_run:
+                await self._prepare(cache)
+            hashes = planner.hashes(reqs)
             outcomes, todo = planner.serve_cached(reqs, hashes, cache)
             if self.config.dry_run:
                 return dry_run(self._ctx, reqs, todo, outcomes)
@@ -138,7 +140,8 @@ class Engine:
                 self._ctx.event(EngineEvent("item", cached=True, count=served, state="valid"))
             try:
                 if todo:
-                    await self._dispatch.call_all(reqs, todo, outcomes, cache)
+                    async with self._watching():
+                        await self._dispatch.call_all(reqs, todo, outcomes, cache)
             finally:
                 self._ctx.event(EngineEvent("end"))
             return [o for o in outcomes if o is not None]
@@ -175,7 +178,26 @@ class Engine:
     async def _prepare(self, cache: VerdictCache | None) -> None:
         server = self.server
         await server.prepare(cache, api_key_of(self.config))
+        for note in server.notes:
+            self._ctx.note(note)
+        server.notes.clear()
         self._ctx.params = {**self._ctx.params, "route": server.ladder.current}
+
+    @contextlib.asynccontextmanager
+    async def _watching(self) -> AsyncIterator[None]:
+        """While calls go out: say when the server falls silent, and when it is back."""
+        watch = asyncio.get_running_loop().create_task(self.server.watch(self._ctx.note))
+        stats = self.server.retry_stats
+        bound, deadline = stats.cut_to_bound, stats.cut_by_deadline
+        try:
+            yield
+        finally:
+            watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watch
+            if stats.cut_to_bound > bound or stats.cut_by_deadline > deadline:
+                self._ctx.note(self.server.cut_waits_line(stats.cut_to_bound - bound,
+                                                          stats.cut_by_deadline - deadline))
 
     def _start_note(self) -> None:
         spending = self._ctx.spending
@@ -192,3 +214,15 @@ class Engine:
             with contextlib.suppress(Exception):
                 cache.release_all(self._ctx.owner)
             cache.close()
+
+
+def check_servers(configs: Sequence[EngineConfig]) -> None:
+    """Check, at once and before anything else is done, that each judge's server answers as
+    the API named (:meth:`ServerState.check`): a wrong base URL raises
+    :class:`~judgekit.engine.reach.ServerUnreachable` within seconds."""
+
+    async def check_all() -> None:
+        await asyncio.gather(*(ServerState(c).check(api_key_of(c)) for c in configs
+                               if not c.dry_run))
+
+    asyncio.run(check_all())

@@ -58,6 +58,9 @@ class ProviderSpec:
         local: a self-hosted server: no key needed, no price, slots and window asked of it.
         key_required: whether calls need ``key_var`` set (hosted routes whose SDK finds
             credentials itself, like Bedrock and Vertex, and local servers do not).
+        models_path: the API's list of models below the base URL (``"/models"`` for an
+            OpenAI-compatible one, ``"/v1/models"`` for Anthropic's): asked once before a
+            run to check that the server given answers as that API; ``None``: not checked.
     """
 
     name: str
@@ -70,6 +73,7 @@ class ProviderSpec:
     default_base_url: str | None = None
     local: bool = False
     key_required: bool = True
+    models_path: str | None = None
 
 
 def anthropic_params(config: AnswerSettings) -> dict[str, Any]:
@@ -93,15 +97,15 @@ def _local(name: str, key_var: str, url: str) -> ProviderSpec:
     """A self-hosted OpenAI-compatible server with its usual address."""
     return ProviderSpec(name, key_var, "", None, (), openai_params,
                         f"{_OPENAI_MODULE}:openai_client", default_base_url=url,
-                        local=True, key_required=False)
+                        local=True, key_required=False, models_path="/models")
 
 
 ANTHROPIC = ProviderSpec("anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
                          "anthropic:claude-sonnet-4-6", ("claude",), anthropic_params,
-                         f"{_ANTHROPIC_MODULE}:anthropic_client")
+                         f"{_ANTHROPIC_MODULE}:anthropic_client", models_path="/v1/models")
 OPENAI = ProviderSpec("openai", "OPENAI_API_KEY", "OPENAI_BASE_URL", "openai:gpt-4.1",
                       ("gpt", "o1", "o3", "o4", "chatgpt"), openai_params,
-                      f"{_OPENAI_MODULE}:openai_client")
+                      f"{_OPENAI_MODULE}:openai_client", models_path="/models")
 #: Azure OpenAI: the model is the deployment name; the endpoint comes from
 #: AZURE_OPENAI_ENDPOINT (or a base URL), the API version from OPENAI_API_VERSION.
 AZURE = ProviderSpec("azure", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT", None, (),

@@ -1,14 +1,17 @@
-"""Retries of transient provider failures, and a concurrency bound that backs off.
+"""Retries of transient provider failures: one :class:`RetryPolicy` per engine, on tenacity.
 
-Transient: 429, 408, 409, 5xx (and Anthropic's 529), timeouts, dropped connections and
-answers that are not the API's JSON; they are retried with exponential backoff and
-jitter, honouring ``retry-after``. Anything else (400, 401, 403, 404, 422) fails at once
-as :class:`ProviderRefused` (a :class:`judgekit.errors.ProviderError`).
+Transient (:func:`is_transient`): 429, 408, 409, 5xx (and Anthropic's 529), timeouts,
+dropped connections and answers that are not the API's JSON; they are retried with
+exponential backoff and jitter, honouring ``retry-after`` up to a bound, until the
+attempts or the call's deadline run out. Anything else (400, 401, 403, 404, 422) fails
+at once as :class:`ProviderRefused` (a :class:`judgekit.errors.ProviderError`).
 
 Example:
-    >>> limiter = AdaptiveLimiter(8)
-    >>> limiter.on_rate_limit(); limiter.limit
-    4.0
+    >>> policy = RetryPolicy(attempts=3, base=0.5, cap=30.0, retry_after_max=30.0)
+    >>> class Limited(Exception):
+    ...     response = type("R", (), {"headers": {"retry-after": "999999"}})()
+    >>> policy.wait_for(Limited(), attempt=1), policy.stats.cut_to_bound
+    (30.0, 1)
 """
 
 from __future__ import annotations
@@ -18,72 +21,17 @@ import email.utils
 import random
 import sys
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
+
+from judgekit.engine.limiter import AdaptiveLimiter
 from judgekit.engine.redact import redact
 from judgekit.errors import ProviderError
 
 T = TypeVar("T")
-#: longest ``retry-after`` honoured, in seconds.
-RETRY_AFTER_CAP = 600.0
-
-
-class AdaptiveLimiter:
-    """An asyncio concurrency bound with additive increase, multiplicative decrease.
-
-    ``on_rate_limit`` halves the bound (at most once a second, never below 1);
-    ``on_success`` grows it by ``1/limit`` back toward ``maximum``.
-    """
-
-    def __init__(self, maximum: int) -> None:
-        self.maximum = max(1, maximum)
-        self.limit = float(self.maximum)
-        self.in_use = 0
-        self._waiters: deque[asyncio.Future[None]] = deque()
-        self._last_cut = 0.0
-
-    async def acquire(self) -> None:
-        if self.in_use < int(self.limit) and not self._waiters:
-            self.in_use += 1
-            return
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.append(fut)
-        try:
-            await fut
-        except asyncio.CancelledError:
-            if fut.done() and not fut.cancelled():
-                self.release()
-            raise
-
-    def release(self) -> None:
-        self.in_use -= 1
-        self._wake()
-
-    def _wake(self) -> None:
-        while self._waiters and self.in_use < int(self.limit):
-            fut = self._waiters.popleft()
-            if not fut.done():
-                self.in_use += 1
-                fut.set_result(None)
-
-    def on_rate_limit(self) -> None:
-        now = time.monotonic()
-        if now - self._last_cut >= 1.0:
-            self._last_cut = now
-            self.limit = max(1.0, self.limit / 2)
-
-    def on_success(self) -> None:
-        if self.limit < self.maximum:
-            self.limit = min(float(self.maximum), self.limit + 1.0 / self.limit)
-            self._wake()
-
-    async def __aenter__(self) -> None:
-        await self.acquire()
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.release()
 
 
 def _sdk_errors(kind: str) -> tuple[type[BaseException], ...]:
@@ -121,7 +69,8 @@ def is_rate_limit(exc: BaseException) -> bool:
 
 
 def retry_after(exc: BaseException) -> float | None:
-    """Seconds the provider asked us to wait (``retry-after-ms`` / ``retry-after``), if any."""
+    """Seconds the provider asked us to wait (``retry-after-ms`` / ``retry-after``), if
+    any, as asked (the policy bounds it)."""
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
     if headers is None:
@@ -129,29 +78,20 @@ def retry_after(exc: BaseException) -> float | None:
     ms = headers.get("retry-after-ms")
     if ms is not None:
         try:
-            return min(RETRY_AFTER_CAP, max(0.0, float(ms) / 1000))
+            return max(0.0, float(ms) / 1000)
         except ValueError:
             pass
     value = headers.get("retry-after")
-    if value is None:
+    if not value:
         return None
     try:
-        return min(RETRY_AFTER_CAP, max(0.0, float(value)))
+        return max(0.0, float(value))
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        if parsed is None:
+        try:
+            parsed = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
             return None
-        return min(RETRY_AFTER_CAP, max(0.0, parsed.timestamp() - time.time()))
-
-
-def backoff_wait(exc: BaseException | None, attempt: int, base: float, cap: float) -> float:
-    """Seconds to wait before attempt ``attempt + 1``: the provider's ``retry-after`` when
-    given, else exponential backoff with jitter (between half and all of ``base * 2**(n-1)``)."""
-    asked = retry_after(exc) if exc is not None else None
-    if asked is not None:
-        return asked
-    ceiling = min(cap, base * (2 ** max(0, attempt - 1)))
-    return ceiling * (0.5 + random.random() / 2)
+        return max(0.0, parsed.timestamp() - time.time())
 
 
 def describe(exc: BaseException) -> str:
@@ -207,50 +147,128 @@ def is_timeout(exc: BaseException) -> bool:
     return isinstance(exc, (*_sdk_errors("APITimeoutError"), asyncio.TimeoutError))
 
 
-async def call_with_retry(
-    fn: Callable[[], Awaitable[T]],
-    *,
-    limiter: AdaptiveLimiter,
-    attempts: int,
-    base: float,
-    cap: float,
-    on_retry: Callable[[BaseException], None] | None = None,
-    max_timeouts: int | None = None,
-) -> T:
-    """Await ``fn()`` under ``limiter``, retrying transient failures.
+@dataclass
+class RetryStats:
+    """What the retries of one engine did: seconds slept between attempts, and waits cut
+    (a ``retry-after`` over the bound, or a wait that would pass the call's deadline)."""
 
-    ``fn`` runs once a slot is free; it may raise :class:`Skipped` to give the slot back
-    without calling (nothing is retried then). A call that timed out is tried again at
-    most ``max_timeouts`` times, so a server that never answers costs a bounded wait.
-    Raises :class:`ProviderRefused` (redacted reason, HTTP status) for permanent failures
-    and once the attempts are spent.
+    waited_s: float = 0.0
+    cut_to_bound: int = 0
+    cut_by_deadline: int = 0
+    largest_asked_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How one engine retries a call, built once from its settled options.
+
+    A call is tried at most ``attempts`` times; a transient failure (:func:`is_transient`)
+    is retried after the provider's ``retry-after`` (honoured up to ``retry_after_max``
+    seconds) or else exponential backoff with jitter (half to all of
+    ``base * 2**(n-1)``, at most ``cap``). A call that timed out is tried again at most
+    ``max_timeouts`` times. The call, its retries and waits included, ends by its
+    deadline: ``call_budget`` seconds after it starts (and ``deadline``, a
+    :func:`time.monotonic` instant for the whole run, when set); a wait that would pass
+    it is not slept, and the call fails with its last error.
+
+    Example:
+        >>> policy = RetryPolicy(attempts=3, base=1.0, cap=30.0)
+        >>> policy.backoff(1) <= 1.0 and policy.backoff(30) <= 30.0
+        True
     """
-    timeouts = 0
-    for attempt in range(1, max(1, attempts) + 1):
+
+    attempts: int
+    base: float
+    cap: float
+    max_timeouts: int | None = None
+    retry_after_max: float = 30.0
+    call_budget: float | None = None
+    deadline: float | None = None
+    stats: RetryStats = field(default_factory=RetryStats, compare=False)
+
+    def backoff(self, attempt: int) -> float:
+        """Exponential backoff with jitter before attempt ``attempt + 1``."""
+        ceiling = min(self.cap, self.base * (2 ** min(max(0, attempt - 1), 60)))
+        return ceiling * (0.5 + random.random() / 2)
+
+    def wait_for(self, exc: BaseException | None, attempt: int) -> float:
+        """Seconds to wait after failure ``attempt``: the provider's ``retry-after`` up to
+        the bound (a cut is counted), else :meth:`backoff`."""
+        asked = retry_after(exc) if exc is not None else None
+        if asked is None:
+            return self.backoff(attempt)
+        self.stats.largest_asked_s = max(self.stats.largest_asked_s, asked)
+        if asked > self.retry_after_max:
+            self.stats.cut_to_bound += 1
+            return self.retry_after_max
+        return asked
+
+    def _retrying(self, started: float, on_retry: Callable[[BaseException], None] | None,
+                  limiter: AdaptiveLimiter) -> AsyncRetrying:
+        ends = [t for t in (self.deadline, None if self.call_budget is None
+                            else started + self.call_budget) if t is not None]
+        end = min(ends) if ends else None
+
+        def wait(state: RetryCallState) -> float:
+            assert state.outcome is not None
+            return self.wait_for(state.outcome.exception(), state.attempt_number)
+
+        timeouts = 0
+
+        def stop(state: RetryCallState) -> bool:
+            if state.attempt_number >= self.attempts:
+                return True
+            if self.max_timeouts is not None and timeouts > self.max_timeouts:
+                return True
+            if end is not None and time.monotonic() + (state.upcoming_sleep or 0.0) > end:
+                self.stats.cut_by_deadline += 1
+                return True
+            return False
+
+        def after(state: RetryCallState) -> None:
+            nonlocal timeouts
+            assert state.outcome is not None
+            exc = state.outcome.exception()
+            timeouts += exc is not None and is_timeout(exc)
+            if exc is not None and is_rate_limit(exc):
+                limiter.on_rate_limit()
+
+        def before_sleep(state: RetryCallState) -> None:
+            assert state.outcome is not None
+            self.stats.waited_s += state.upcoming_sleep
+            exc = state.outcome.exception()
+            if on_retry is not None and exc is not None:
+                on_retry(exc)
+
+        return AsyncRetrying(stop=stop, wait=wait, after=after, before_sleep=before_sleep,
+                             retry=retry_if_exception(is_transient), reraise=True)
+
+    async def call(self, fn: Callable[[], Awaitable[T]], *, limiter: AdaptiveLimiter,
+                   on_retry: Callable[[BaseException], None] | None = None) -> T:
+        """Await ``fn()`` under ``limiter``, retrying transient failures.
+
+        ``fn`` runs once a slot is free; it may raise :class:`Skipped` to give the slot
+        back without calling (nothing is retried then). Raises :class:`ProviderRefused`
+        (redacted reason, HTTP status) for permanent failures and once the retries end.
+        """
+        attempts = 0
         try:
-            return await _attempt(fn, limiter)
+            async for attempt in self._retrying(time.monotonic(), on_retry, limiter):
+                with attempt:
+                    attempts = attempt.retry_state.attempt_number
+                    return await _attempt(fn, limiter)
         except Skipped:
             raise
         except BaseException as exc:
-            timeouts += is_timeout(exc)
-            spent = attempt >= attempts or (max_timeouts is not None and timeouts > max_timeouts)
-            if not is_transient(exc) or spent:
-                _raise_provider_error(exc, attempt)
-                raise
-            if on_retry is not None:
-                on_retry(exc)
-            await asyncio.sleep(backoff_wait(exc, attempt, base, cap))
-    raise AssertionError("unreachable")  # pragma: no cover
+            _raise_provider_error(exc, attempts)
+            raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
 
 async def _attempt(fn: Callable[[], Awaitable[T]], limiter: AdaptiveLimiter) -> T:
     await limiter.acquire()
     try:
         result = await fn()
-    except BaseException as exc:
-        if is_rate_limit(exc):
-            limiter.on_rate_limit()
-        raise
     finally:
         limiter.release()
     limiter.on_success()

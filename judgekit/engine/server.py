@@ -15,9 +15,17 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import Callable
 from typing import Any
 
-from judgekit.engine.accounting import ContextBudget, JudgeRun, ModeStep, StructuredOutput
+from judgekit.engine.accounting import (
+    ContextBudget,
+    JudgeRun,
+    ModeStep,
+    RetryReport,
+    StructuredOutput,
+)
 from judgekit.engine.config import EngineConfig
 from judgekit.engine.fitting import Window
 from judgekit.engine.modes import (
@@ -28,9 +36,18 @@ from judgekit.engine.modes import (
     is_context_error,
     is_mode_rejection,
 )
+from judgekit.engine.reach import CHECK_DEADLINE_S, check_server
 from judgekit.engine.redact import redact
-from judgekit.engine.retry import describe, is_rate_limit, is_timeout, status_of
-from judgekit.engine.serving import count_tokens, known_window, probe
+from judgekit.engine.registry import spec_for
+from judgekit.engine.retry import (
+    RetryPolicy,
+    RetryStats,
+    describe,
+    is_rate_limit,
+    is_timeout,
+    status_of,
+)
+from judgekit.engine.serving import PROBE_DEADLINE_S, count_tokens, known_window, probe
 
 
 class ModeRefused(Exception):
@@ -57,6 +74,48 @@ def _message(exc: BaseException) -> str:
     return " ".join(parts)
 
 
+#: seconds without an answer, while calls wait, before the run says the server is silent
+#: (or three times the slowest answer so far, if that is longer).
+SILENCE_S = 10.0
+
+
+class Health:
+    """Whether the server is still answering: calls waiting (retries included), when it
+    last answered, its slowest answer, and the last failure seen since."""
+
+    def __init__(self) -> None:
+        self.waiting = 0
+        self.last_answer = time.monotonic()
+        self.slowest = 0.0
+        self.last_failure: str | None = None
+        self.silent = False
+
+    def answered(self, took: float) -> None:
+        self.last_answer = time.monotonic()
+        self.slowest = max(self.slowest, took)
+        self.last_failure = None
+
+    def failed(self, cause: str, *, alive: bool) -> None:
+        """A call failed; ``alive`` when the server answered it (an HTTP error)."""
+        self.last_failure = cause
+        if alive:
+            self.last_answer = time.monotonic()
+
+    def check(self, url: str) -> str | None:
+        """A line to show when the server fell silent or came back, else ``None``."""
+        quiet = time.monotonic() - self.last_answer
+        limit = max(SILENCE_S, 3 * self.slowest)
+        if not self.silent and self.waiting and quiet >= limit:
+            self.silent = True
+            why = f"; last failure: {self.last_failure}" if self.last_failure else ""
+            return (f"the server at {url} has not answered for {quiet:.0f} s "
+                    f"({self.waiting} calls waiting{why})")
+        if self.silent and quiet < limit:
+            self.silent = False
+            return f"the server at {url} answers again"
+        return None
+
+
 class ServerState:
     """The judge server as this engine knows it (see the module docstring)."""
 
@@ -77,10 +136,15 @@ class ServerState:
                              max_tokens=config.max_tokens)
         self.tokenizer: str | None = None
         self.settled = config.settled()
+        self.retry_stats = RetryStats()
+        self.retry = self._policy()
         self.run = JudgeRun(model=config.model, base_url=redact(base_url) if base_url else None,
                             local=self.local)
         self._prepared = False
         self._client: Any = None
+        #: lines worth showing the user, said by the engine once it runs.
+        self.notes: list[str] = []
+        self.health = Health()
 
     # -- setting up -------------------------------------------------------------------
     @property
@@ -93,6 +157,7 @@ class ServerState:
         if self._prepared:
             return
         self._prepared = True
+        await self.check(api_key)
         remembered = cache.capability(self.server_key) if cache is not None else None
         if remembered:
             self._resume(remembered)
@@ -103,9 +168,14 @@ class ServerState:
                     self.window.tokens is None or info.context_window < self.window.tokens):
                 self.window.tokens, self.window.source = info.context_window, info.window_source
             slots = info.slots
+            if info.cut_short:
+                self.notes.append(f"the server at {redact(self.base_url)} did not finish "
+                                  f"answering what it can do within {PROBE_DEADLINE_S:g} s; "
+                                  "what it did not say is assumed")
             self.tokenizer = info.tokenizer
             self.run.concurrency_source = info.slots_source
         self.settled = self.config.settled(slots)
+        self.retry = self._policy()
         self.run.concurrency = self.settled.concurrency or 1
         if self.config.concurrency is not None:
             self.run.concurrency_source = SET_BY_CALLER
@@ -114,6 +184,33 @@ class ServerState:
         elif slots is None:
             self.run.concurrency_source = "one at a time (the server reports no slots)"
         self.run.timeout_s = float(self.settled.timeout or 0)
+
+    async def check(self, api_key: str | None) -> None:
+        """Fail fast when the base URL given is not a server of the API named
+        (:class:`~judgekit.engine.reach.ServerUnreachable`); hosted APIs' own addresses
+        and providers without a list of models are not checked."""
+        spec = spec_for(self.config.provider)
+        if not self.base_url or spec.models_path is None:
+            return
+        headers: dict[str, str] = {}
+        if api_key:
+            headers = ({"x-api-key": api_key, "anthropic-version": "2023-06-01"}
+                       if spec.models_path == "/v1/models" else
+                       {"Authorization": f"Bearer {api_key}"})
+        found = await check_server(self.config.model, self.base_url, spec.models_path, headers)
+        if found.slow:
+            self.notes.append(f"the server at {redact(self.base_url)} did not answer a list "
+                              f"of models within {CHECK_DEADLINE_S:g} s; going on")
+
+    def _policy(self) -> RetryPolicy:
+        """How calls are retried, from the settled options: a call, its retries and waits
+        included, ends within ``retry_attempts`` times the timeout."""
+        s = self.settled
+        timeout = s.timeout or 0.0
+        return RetryPolicy(attempts=s.retry_attempts, base=s.backoff_base, cap=s.backoff_max,
+                           max_timeouts=s.timeout_retries, retry_after_max=s.retry_after_max,
+                           call_budget=s.retry_attempts * timeout if timeout else None,
+                           deadline=s.deadline_at, stats=self.retry_stats)
 
     def _resume(self, data: dict[str, Any]) -> None:
         mode = data.get("mode")
@@ -165,6 +262,31 @@ class ServerState:
             await self._client.aclose()
             self._client = None
 
+    def cut_waits_line(self, to_bound: int, by_deadline: int) -> str:
+        """What a run says of the waits it did not take as asked."""
+        s = self.settled
+        parts = []
+        if to_bound:
+            parts.append(f"{to_bound} retry-after waits cut to {s.retry_after_max:g} s (the "
+                         f"server asked up to {self.retry_stats.largest_asked_s:g} s)")
+        if by_deadline:
+            budget = s.retry_attempts * (s.timeout or 0)
+            parts.append(f"{by_deadline} calls given up rather than wait past their deadline "
+                         f"({budget:g} s: {{option:max_retries}} + 1 attempts of "
+                         f"{{option:timeout}})")
+        return "; ".join(parts)
+
+    async def watch(self, say: Callable[[str], None], every: float = 1.0) -> None:
+        """Say when the server falls silent while calls wait, and when it answers again
+        (runs until cancelled)."""
+        url = redact(self.base_url) if self.base_url else self.config.model
+        self.health.last_answer = time.monotonic()
+        while True:
+            await asyncio.sleep(every)
+            line = self.health.check(url)
+            if line is not None:
+                say(line)
+
     # -- what a failed call means ---------------------------------------------------------
     def classify(self, exc: BaseException, mode: str) -> BaseException:
         """Count a failed call by cause; the exception the engine acts on (a mode refusal
@@ -178,6 +300,7 @@ class ServerState:
         if status is not None and mode != "tool" and is_mode_rejection(status, message):
             self.run.count_failure("rejected_mode")
             return ModeRefused(mode, describe(exc))
+        self.health.failed(describe(exc), alive=status is not None)
         if is_timeout(exc):
             self.run.count_failure("timeout")
         elif is_rate_limit(exc):
@@ -198,6 +321,11 @@ class ServerState:
         run.cost_usd = round(spent, 6)
         run.cost_without_cache_usd = round(spent if spent_uncached is None else spent_uncached, 6)
         run.prompt_cache = self.config.prompt_cache
+        stats = self.retry_stats
+        run.retries = RetryReport(
+            waited_s=round(stats.waited_s, 3), retry_after_max_s=self.settled.retry_after_max,
+            cut_to_bound=stats.cut_to_bound, cut_by_deadline=stats.cut_by_deadline,
+            largest_retry_after_s=round(stats.largest_asked_s, 3))
         run.structured_output = StructuredOutput(
             mode=self.ladder.current, source=self.ladder.source,
             confirmed=self.ladder.confirmed,

@@ -12,8 +12,9 @@ Local servers say some of it themselves, each in its own dialect:
 | LM Studio         | ``GET /api/v0/models`` ``loaded_context_length`` | (not said)  | none                        |
 
 Hosted models' windows come from the data file ``context_windows.json``. ``probe`` asks
-only servers that are not one of the hosted APIs, with a short timeout, and never fails:
-what it cannot learn stays ``None``.
+only servers that are not one of the hosted APIs, each request within a short total
+deadline (a server trickling its answer is cut off), and never fails: what it cannot
+learn stays ``None``.
 
 Example:
     >>> is_local_url("http://127.0.0.1:8080/v1"), is_local_url("https://api.openai.com/v1")
@@ -26,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import json
 from dataclasses import dataclass
@@ -34,8 +36,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-#: seconds each probe request may take.
-PROBE_TIMEOUT_S = 5.0
+#: seconds each probe request may take, its body included.
+PROBE_TIMEOUT_S = 3.0
+#: seconds the whole probe may take; what was not learnt by then stays unknown.
+PROBE_DEADLINE_S = 8.0
+#: seconds a token count may take before the estimate is used instead.
+COUNT_TIMEOUT_S = 30.0
 #: the context window Ollama gives a model unless ``num_ctx`` is set.
 OLLAMA_DEFAULT_CTX = 4096
 
@@ -52,6 +58,8 @@ class ServerInfo:
     #: ``"vllm"``, or ``None`` (estimate them).
     tokenizer: str | None = None
     server: str | None = None
+    #: the probe ran out of time before asking everything.
+    cut_short: bool = False
 
 
 def is_local_url(url: str | None) -> bool:
@@ -95,7 +103,7 @@ def _int(value: Any) -> int | None:
 
 async def _get(client: Any, url: str) -> Any:
     try:
-        response = await client.get(url)
+        response = await asyncio.wait_for(client.get(url), PROBE_TIMEOUT_S)
     except Exception:  # noqa: BLE001  a probe never fails the run
         return None
     if response.status_code != 200:
@@ -106,9 +114,10 @@ async def _get(client: Any, url: str) -> Any:
         return None
 
 
-async def _post(client: Any, url: str, body: dict[str, Any]) -> Any:
+async def _post(client: Any, url: str, body: dict[str, Any], *,
+                timeout: float = PROBE_TIMEOUT_S) -> Any:
     try:
-        response = await client.post(url, json=body)
+        response = await asyncio.wait_for(client.post(url, json=body), timeout)
     except Exception:  # noqa: BLE001
         return None
     if response.status_code != 200:
@@ -180,10 +189,19 @@ def _from_ollama(info: ServerInfo, shown: Any) -> None:
 
 
 async def probe(base_url: str, model: str, api_key: str | None) -> ServerInfo:
-    """Ask a self-hosted server at ``base_url`` what it can do (see the module table)."""
+    """Ask a self-hosted server at ``base_url`` what it can do (see the module table),
+    within ``PROBE_DEADLINE_S``: what was learnt by then is kept, the rest stays unknown."""
+    info = ServerInfo()
+    try:
+        await asyncio.wait_for(_probe(info, base_url, model, api_key), PROBE_DEADLINE_S)
+    except asyncio.TimeoutError:
+        info.cut_short = True
+    return info
+
+
+async def _probe(info: ServerInfo, base_url: str, model: str, api_key: str | None) -> None:
     import httpx
 
-    info = ServerInfo()
     root = server_root(base_url)
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     async with httpx.AsyncClient(timeout=PROBE_TIMEOUT_S, headers=headers) as client:
@@ -209,7 +227,6 @@ async def probe(base_url: str, model: str, api_key: str | None) -> ServerInfo:
                 if window and info.context_window is None:
                     info.context_window = window
                     info.window_source = "server (/tokenize max_model_len)"
-    return info
 
 
 async def count_tokens(base_url: str, model: str, api_key: str | None, tokenizer: str,
@@ -217,11 +234,13 @@ async def count_tokens(base_url: str, model: str, api_key: str | None, tokenizer
     """Tokens of ``text`` as the server counts them (``None`` when it did not answer)."""
     root = server_root(base_url)
     if tokenizer == "llama-cpp-python":
-        got = await _post(client, f"{root}/extras/tokenize/count", {"input": text, "model": model})
+        got = await _post(client, f"{root}/extras/tokenize/count", {"input": text, "model": model},
+                          timeout=COUNT_TIMEOUT_S)
         return _int(got.get("count")) if isinstance(got, dict) else None
     if tokenizer == "vllm":
-        got = await _post(client, f"{root}/tokenize", {"model": model, "prompt": text})
+        got = await _post(client, f"{root}/tokenize", {"model": model, "prompt": text},
+                          timeout=COUNT_TIMEOUT_S)
         return _int(got.get("count")) if isinstance(got, dict) else None
-    got = await _post(client, f"{root}/tokenize", {"content": text})
+    got = await _post(client, f"{root}/tokenize", {"content": text}, timeout=COUNT_TIMEOUT_S)
     tokens = got.get("tokens") if isinstance(got, dict) else None
     return len(tokens) if isinstance(tokens, list) else None

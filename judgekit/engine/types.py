@@ -130,6 +130,8 @@ class NotSent(str, Enum):
     STOPPED = "stopped"
     #: a dry run: nothing is sent.
     DRY_RUN = "dry_run"
+    #: the run's deadline had passed.
+    DEADLINE = "deadline"
 
 
 #: The reasons records store in their ``skipped`` field (the cost cap has its own field, ``skipped_cost``).
@@ -163,6 +165,8 @@ class Skip(BaseModel):
             return f"not sent: {self.detail}"
         if self.reason is NotSent.DRY_RUN:
             return "dry run"
+        if self.reason is NotSent.DEADLINE:
+            return "not sent: the run's deadline had passed"
         return self.detail
 
 

@@ -93,6 +93,10 @@ def route(server: Served, method: str, path: str, headers: dict[str, str],
         server.probes.append(Recorded(api, method, path, body, dict(headers)))
         info = (server.dialect.info(method, path, body, server.model_name)
                 if server.dialect is not None else None)
+        if info is None and method == "GET" and path == "/v1/models":
+            # both APIs list their models; a server of no dialect says only the ids
+            info = {"object": "list", "data": [{"id": server.model_name, "object": "model",
+                                                "type": "model"}]}
         if info is None:
             return _json({"error": {"message": f"no route {method} {path}"}}, 404)
         return _json(info)

@@ -9,7 +9,8 @@ from types import SimpleNamespace
 import pytest
 
 from judgekit.engine import Engine
-from judgekit.engine.retry import AdaptiveLimiter, backoff_wait
+from judgekit.engine.limiter import AdaptiveLimiter
+from judgekit.engine.retry import RetryPolicy
 from judgekit.testing import FakeAPIServer, Reply, scripted
 from tests.engine.engine_helpers import FAKE_KEY, GOOD, OPENAI_KEY, config, reqs
 
@@ -23,13 +24,22 @@ def test_429_with_retry_after_then_success(server: FakeAPIServer, tmp_path: Path
 
 
 def test_retry_after_header_sets_the_wait() -> None:
+    policy = RetryPolicy(attempts=3, base=1, cap=60, retry_after_max=30)
     exc = SimpleNamespace(response=SimpleNamespace(headers={"retry-after": "7"}))
-    assert backoff_wait(exc, attempt=1, base=0.01, cap=0.05) == 7.0  # type: ignore[arg-type]
+    assert policy.wait_for(exc, attempt=1) == 7.0  # type: ignore[arg-type]
     ms = SimpleNamespace(response=SimpleNamespace(headers={"retry-after-ms": "250"}))
-    assert backoff_wait(ms, attempt=1, base=1, cap=60) == 0.25  # type: ignore[arg-type]
+    assert policy.wait_for(ms, attempt=1) == 0.25  # type: ignore[arg-type]
     bare = SimpleNamespace(response=SimpleNamespace(headers={}))
-    assert 2.0 <= backoff_wait(bare, attempt=3, base=1, cap=60) <= 4.0  # type: ignore[arg-type]
-    assert backoff_wait(bare, attempt=30, base=1, cap=60) <= 60  # type: ignore[arg-type]
+    assert 2.0 <= policy.wait_for(bare, attempt=3) <= 4.0  # type: ignore[arg-type]
+    assert policy.wait_for(bare, attempt=30) <= 60  # type: ignore[arg-type]
+    assert policy.stats.cut_to_bound == 0
+
+
+def test_retry_after_over_the_bound_is_cut_and_counted() -> None:
+    policy = RetryPolicy(attempts=3, base=1, cap=60, retry_after_max=30)
+    huge = SimpleNamespace(response=SimpleNamespace(headers={"retry-after": "999999"}))
+    assert policy.wait_for(huge, attempt=1) == 30.0  # type: ignore[arg-type]
+    assert (policy.stats.cut_to_bound, policy.stats.largest_asked_s) == (1, 999999.0)
 
 
 def test_500s_are_retried(server: FakeAPIServer, tmp_path: Path) -> None:
