@@ -14,6 +14,10 @@ Example:
     {'OPENAI_API_KEY': 1}
     >>> looks_secret("GITHUB_TOKEN"), looks_secret("LANG")
     (True, False)
+
+A base URL's secrets (user-info, ``?api-key=...``) are registered with :func:`register_url`
+when a judge is configured; :func:`redact_data` hides every registered secret in a model's
+answer before it is stored (a server may echo the key it received).
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from judgekit.engine.urls import url_secrets
 
 _TOKEN = re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{6,}|\bBearer\s+[A-Za-z0-9_\-\.]{8,}")
 _KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_AUTH_TOKEN")
@@ -40,6 +46,12 @@ def register_secret(value: str | None) -> None:
         _extra.add(value)
 
 
+def register_url(url: str | None) -> None:
+    """Also redact the secrets ``url`` holds (its password, secret query values)."""
+    for value in url_secrets(url):
+        register_secret(value)
+
+
 def redact(text: str) -> str:
     """``text`` with key-like tokens and the actual key values replaced by ``[redacted]``."""
     secrets = set(_extra)
@@ -50,6 +62,18 @@ def redact(text: str) -> str:
     for value in sorted(secrets, key=len, reverse=True):
         text = text.replace(value, "[redacted]")
     return _TOKEN.sub("[redacted]", text)
+
+
+def redact_data(value: Any) -> Any:
+    """A copy of JSON-like ``value`` with every string (keys too) passed through
+    :func:`redact`."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact_data(k): redact_data(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_data(v) for v in value]
+    return value
 
 
 def looks_secret(name: str) -> bool:

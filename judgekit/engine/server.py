@@ -28,9 +28,9 @@ from judgekit.engine.modes import (
     is_context_error,
     is_mode_rejection,
 )
-from judgekit.engine.redact import redact
 from judgekit.engine.retry import describe, is_rate_limit, is_timeout, status_of
 from judgekit.engine.serving import count_tokens, known_window, probe
+from judgekit.engine.urls import redact_url
 
 
 class ModeRefused(Exception):
@@ -77,7 +77,8 @@ class ServerState:
                              max_tokens=config.max_tokens)
         self.tokenizer: str | None = None
         self.settled = config.settled()
-        self.run = JudgeRun(model=config.model, base_url=redact(base_url) if base_url else None,
+        self.run = JudgeRun(model=config.model,
+                            base_url=redact_url(base_url) if base_url else None,
                             local=self.local)
         self._prepared = False
         self._client: Any = None
@@ -86,7 +87,8 @@ class ServerState:
     @property
     def server_key(self) -> str:
         c = self.config
-        return f"{c.provider}|{self.base_url or ''}|{c.model_name}"
+        url = redact_url(self.base_url) if self.base_url else ""
+        return f"{c.provider}|{url}|{c.model_name}"
 
     async def prepare(self, cache: Any, api_key: str | None) -> None:
         """Once per engine: what the cache remembers, then what a self-hosted server says."""
