@@ -209,7 +209,7 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig | None:
     if model:
         model, own_url = split_judge(model)
         if own_url:
-            base_url = scope = own_url
+            base_url, scope = own_url, redact_url(own_url)  # the cache: one per server
         parse_model(model)
     else:
         for spec in default_judges():

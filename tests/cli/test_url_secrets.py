@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,9 @@ def test_credentials_in_the_base_url_reach_the_server_and_nothing_else(tmp_path:
             f"http://[redacted]@127.0.0.1:{server.port}/v1?api-key=[redacted]")
         for secret in (PASSWORD, QUERY_KEY):
             assert _holders(secret, out, cache, texts=(proc.stdout, proc.stderr)) == []
+        with sqlite3.connect(cache / "v.sqlite") as db:
+            servers = [row[0] for row in db.execute("SELECT server FROM capabilities")]
+        assert servers == [f"openai|{summary['judge']['base_url']}|local-model"]
         basic = "Basic " + base64.b64encode(f"user:{PASSWORD}".encode()).decode()
         calls = [r for r in server.requests if r.api == "openai"]
         assert calls and all(r.query == f"api-key={QUERY_KEY}" for r in calls)
