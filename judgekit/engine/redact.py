@@ -52,28 +52,46 @@ def register_url(url: str | None) -> None:
         register_secret(value)
 
 
-def redact(text: str) -> str:
-    """``text`` with key-like tokens and the actual key values replaced by ``[redacted]``."""
+def _secret_values() -> list[str]:
+    """The registered secrets and the provider keys set, longest first."""
     secrets = set(_extra)
     for var in _KEY_VARS:
         value = os.environ.get(var)
         if value and len(value) >= 4:
             secrets.add(value)
-    for value in sorted(secrets, key=len, reverse=True):
-        text = text.replace(value, "[redacted]")
-    return _TOKEN.sub("[redacted]", text)
+    return sorted(secrets, key=len, reverse=True)
+
+
+def _hide(text: str, secrets: list[str]) -> str:
+    for value in secrets:
+        if value in text:
+            text = text.replace(value, "[redacted]")
+    return text
+
+
+def redact(text: str) -> str:
+    """``text`` with key-like tokens and the actual key values replaced by ``[redacted]``."""
+    return _TOKEN.sub("[redacted]", _hide(text, _secret_values()))
 
 
 def redact_data(value: Any) -> Any:
-    """A copy of JSON-like ``value`` with every string (keys too) passed through
-    :func:`redact`."""
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {redact_data(k): redact_data(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redact_data(v) for v in value]
-    return value
+    """JSON-like ``value`` (a model's answer) with the actual secret values
+    replaced by ``[redacted]`` in every string, keys too. Only the values: an answer's
+    prose about "Bearer tokens" or ``sk-`` prefixes is kept as it is."""
+    secrets = _secret_values()
+    if not secrets:
+        return value
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            return _hide(item, secrets)
+        if isinstance(item, dict):
+            return {walk(k): walk(v) for k, v in item.items()}
+        if isinstance(item, list):
+            return [walk(v) for v in item]
+        return item
+
+    return walk(value)
 
 
 def looks_secret(name: str) -> bool:

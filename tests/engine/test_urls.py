@@ -47,3 +47,8 @@ def test_registered_url_secrets_are_redacted_from_answers() -> None:
     assert redact_data(answer) == {"reason": "I saw [redacted] and [redacted]",
                                    "items": ["[redacted]"], "n": 3}
     assert "tok-5519" not in redact("error at http://host/v1?token=tok-5519")
+
+
+def test_an_answer_keeps_its_prose_about_keys() -> None:
+    answer = {"reason": "send the Bearer authorization header; keys start with sk-abcdefgh"}
+    assert redact_data(answer) == answer
