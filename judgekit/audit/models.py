@@ -15,6 +15,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgekit.engine.urls import RedactedURL
 from judgekit.omit import OmitIfNone
 
 
@@ -51,7 +52,7 @@ class AuditJuryMember(_Open):
     """One judge of an audit jury: what its own verdicts say, and what they cost."""
 
     model: str
-    base_url: str | None = None
+    base_url: RedactedURL | None = None
     n_valid: int = 0
     n_ife: int = 0
     n_error: int = 0

@@ -26,6 +26,7 @@ from typing import Any
 from judgekit.cli._flags import flags
 from judgekit.engine import config as engine_config
 from judgekit.engine.config import EngineConfig, check_base_url
+from judgekit.engine.urls import redact_url
 from judgekit.engine.events import EngineEvent
 from judgekit.engine.modes import CHOICES
 from judgekit.engine.registry import BUILTINS, default_judges, parse_model
@@ -149,7 +150,8 @@ def split_judge(text: str) -> tuple[str, str | None]:
     for scheme in ("@http://", "@https://"):
         at = text.find(scheme)
         if at > 0:
-            return text[:at], check_base_url(text[at + 1:], where=f"--judge {text!r}:")
+            shown = f"{text[:at]}@{redact_url(text[at + 1:])}"
+            return text[:at], check_base_url(text[at + 1:], where=f"--judge {shown!r}:")
     return text, None
 
 
@@ -216,7 +218,7 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig | None:
     if model:
         model, own_url = split_judge(model)
         if own_url:
-            base_url = scope = own_url
+            base_url, scope = own_url, redact_url(own_url)  # the cache: one per server
         parse_model(model)
     else:
         for spec in default_judges():

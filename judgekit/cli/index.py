@@ -93,6 +93,9 @@ def run_index(args: argparse.Namespace) -> int:
         print(f"onnx backend not used ({stats.fallback}); embedding with torch", file=sys.stderr)
     if stats.scan_fallback:
         print(f"chunking: {stats.scan_fallback}", file=sys.stderr)
+    if stats.refused_paths:
+        print(f"{stats.refused_paths} file(s) left out: they lead outside {args.dir} "
+              "(a link pointing out)", file=sys.stderr)
     # The whole command: from process start (imports included) when it can be read.
     whole = max((process_seconds() if _own_process(args) else None) or (time.perf_counter() - began), stats.seconds)
     stats = stats.model_copy(update={

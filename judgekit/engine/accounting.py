@@ -19,6 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from judgekit.engine.types import NotSent, SkipReason
+from judgekit.engine.urls import RedactedURL
 
 FailureCause = Literal["rejected_mode", "context_exceeded", "timeout", "rate_limited",
                        "server_error", "connection", "refused", "bad_answer"]
@@ -84,7 +85,7 @@ class JudgeRun(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     model: str
-    base_url: str | None = None
+    base_url: RedactedURL | None = None
     local: bool = False
     concurrency: int = 0
     concurrency_source: str | None = None

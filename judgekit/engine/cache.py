@@ -30,6 +30,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 from typing_extensions import Self
 
+from judgekit.engine.redact import redact, redact_data
 from judgekit.engine.structured import canonical_json
 from judgekit.engine.types import Usage
 
@@ -140,7 +141,7 @@ class VerdictCache:
     def capability(self, server: str) -> dict[str, Any] | None:
         """What an earlier run learnt of a judge server (structured-output mode, window)."""
         row = self._db.execute("SELECT data FROM capabilities WHERE server = ?",
-                               (server,)).fetchone()
+                               (redact(server),)).fetchone()
         if not row:
             return None
         try:
@@ -150,8 +151,11 @@ class VerdictCache:
         return value if isinstance(value, dict) else None
 
     def put_capability(self, server: str, value: dict[str, Any]) -> None:
+        """Keep what was learnt of ``server`` (its key and the value without any secret:
+        a base URL's credentials, a provider key)."""
         self._db.execute("INSERT OR REPLACE INTO capabilities VALUES (?, ?, ?)",
-                         (server, json.dumps(value, sort_keys=True), time.time()))
+                         (redact(server), json.dumps(redact_data(value), sort_keys=True),
+                          time.time()))
 
     def put(self, key: str, value: CachedVerdict) -> None:
         """Store and commit at once (autocommit mode: one durable transaction per item)."""

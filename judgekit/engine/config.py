@@ -21,8 +21,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from judgekit.engine.events import EngineEvent
 from judgekit.engine.modes import Choice
+from judgekit.engine.redact import register_url
 from judgekit.engine.registry import BUILTINS, default_judges, parse_model, spec_for
 from judgekit.engine.serving import is_local_url
+from judgekit.engine.urls import redact_url
 from judgekit.errors import ConfigError
 
 
@@ -40,11 +42,17 @@ HOW_TO_ENABLE = _how_to_enable()
 
 def check_base_url(url: str, where: str = "{option:base_url}") -> str:
     """``url`` when it is an ``http(s)://host...`` URL; else :class:`ConfigError`
-    (``where`` names what gave it: the option by default, or an environment variable)."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ConfigError(f"{where} {url!r} is not a URL: expected http://HOST[:PORT][/PATH] "
-                          "or https://...")
+    (``where`` names what gave it: the option by default, or an environment variable).
+    The secrets it holds are registered for redaction (:func:`register_url`)."""
+    register_url(url)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  a port that is not a number is refused here
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{where} {redact_url(url)!r} is not a URL: expected "
+                          "http://HOST[:PORT][/PATH] or https://...")
     return url
 
 

@@ -19,6 +19,7 @@ import os
 
 from judgekit.engine.config import EngineConfig
 from judgekit.engine.providers import PLACEHOLDER_KEY, Provider
+from judgekit.engine.redact import register_secret, register_url
 from judgekit.engine.registry import ClientFactory, ProviderSpec, spec_for
 from judgekit.errors import ConfigError
 
@@ -41,6 +42,9 @@ def make_provider(config: EngineConfig) -> Provider:
         if base_url is None and spec.key_required:
             raise ConfigError(f"{spec.key_var} is not set (needed for {config.model})")
         key = PLACEHOLDER_KEY
+    else:
+        register_secret(key)  # a server that echoes it: the answer is redacted before storing
+    register_url(base_url)
     provider: Provider = factory_of(spec)(config, key, base_url)
     return provider
 

@@ -27,6 +27,7 @@ from judgekit.engine.events import EngineEvent, emit
 from judgekit.engine.pricing import PriceTable
 from judgekit.engine.providers import Provider
 from judgekit.engine.limiter import AdaptiveLimiter
+from judgekit.engine.redact import redact_data
 from judgekit.engine.retry import ProviderRefused
 from judgekit.engine.server import ServerState
 from judgekit.engine.spending import Spending
@@ -75,6 +76,11 @@ class EngineContext:
             self.note(f"stopped: {refused}; no further calls are sent")
 
     def outcome(self, req: JudgeRequest, state: State, **fields: Any) -> ItemOutcome:
+        """The outcome of ``req``; a secret in its verdict or words (a server may echo the
+        key it received; an old cache entry may hold one) is redacted."""
+        for name in ("verdict", "reason", "soft_failures"):
+            if fields.get(name) is not None:
+                fields[name] = redact_data(fields[name])
         return ItemOutcome(key=req.key, state=state, model=self.config.model, **fields)
 
     def skipped(self, req: JudgeRequest, state: State, skip: Skip) -> ItemOutcome:

@@ -18,7 +18,7 @@ from judgekit.engine.calling import Answered, Busy, Caller, Declined, ItemState,
 from judgekit.engine.context import EngineContext, Session
 from judgekit.engine.planning import Planner
 from judgekit.engine.providers import Completion
-from judgekit.engine.redact import redact
+from judgekit.engine.redact import redact, redact_data
 from judgekit.engine.retry import ProviderRefused
 from judgekit.engine.server import ModeRefused
 from judgekit.engine.structured import schema_problems
@@ -154,7 +154,8 @@ class Conversation:
 
     def _valid(self, req: JudgeRequest, h: str, comp: Completion, soft: list[str],
                st: ItemState) -> ItemOutcome:
-        verdict = comp.verdict or {}
+        verdict = redact_data(comp.verdict or {})  # a server may echo the key it received
+        soft = [redact(s) for s in soft]
         cache = self.session.cache
         if cache is not None:
             cache.put(h, CachedVerdict(verdict=verdict, tries=st.tries,

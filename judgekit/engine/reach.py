@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judgekit.engine.redact import redact
+from judgekit.engine.urls import join_url, redact_url
 from judgekit.errors import ConfigError
 
 #: seconds the whole check may take; a server slower than this is not refused.
@@ -32,7 +33,7 @@ class ServerUnreachable(ConfigError):
     """The judge's server is not there, or is not the API named (see the module docstring)."""
 
     def __init__(self, model: str, url: str, problem: str) -> None:
-        self.model, self.url, self.problem = model, redact(url), problem
+        self.model, self.url, self.problem = model, redact_url(url), problem
         super().__init__(f"judge {model}: {self.url}: {problem}")
 
 
@@ -43,13 +44,6 @@ class Verdict:
 
     problem: str | None = None
     slow: bool = False
-
-
-def _join(base: str, path: str) -> str:
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(base)
-    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + path))
 
 
 def _connect_problem(exc: BaseException) -> str:
@@ -85,7 +79,7 @@ async def _ask(base: str, models_path: str, headers: dict[str, str]) -> Verdict:
 
     async with httpx.AsyncClient(timeout=CHECK_DEADLINE_S, headers=headers) as client:
         try:
-            response = await client.get(_join(base, models_path))
+            response = await client.get(join_url(base, models_path))
         except httpx.TimeoutException:
             return Verdict(slow=True)
         except httpx.HTTPError as exc:
@@ -99,7 +93,7 @@ async def _ask(base: str, models_path: str, headers: dict[str, str]) -> Verdict:
             # a server without a list of models: its completion path must exist then
             chat = "/v1/messages" if models_path == "/v1/models" else "/chat/completions"
             try:
-                answer = await client.post(_join(base, chat), json={})
+                answer = await client.post(join_url(base, chat), json={})
             except httpx.HTTPError:
                 return Verdict("not found (HTTP 404): wrong path in the base URL?")
             if answer.status_code == 404:

@@ -14,6 +14,10 @@ Example:
     {'OPENAI_API_KEY': 1}
     >>> looks_secret("GITHUB_TOKEN"), looks_secret("LANG")
     (True, False)
+
+A base URL's secrets (user-info, ``?api-key=...``) are registered with :func:`register_url`
+when a judge is configured; :func:`redact_data` hides every registered secret in a model's
+answer before it is stored (a server may echo the key it received).
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from judgekit.engine.urls import url_secrets
 
 _TOKEN = re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{6,}|\bBearer\s+[A-Za-z0-9_\-\.]{8,}")
 _KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_AUTH_TOKEN")
@@ -40,16 +46,52 @@ def register_secret(value: str | None) -> None:
         _extra.add(value)
 
 
-def redact(text: str) -> str:
-    """``text`` with key-like tokens and the actual key values replaced by ``[redacted]``."""
+def register_url(url: str | None) -> None:
+    """Also redact the secrets ``url`` holds (its password, secret query values)."""
+    for value in url_secrets(url):
+        register_secret(value)
+
+
+def _secret_values() -> list[str]:
+    """The registered secrets and the provider keys set, longest first."""
     secrets = set(_extra)
     for var in _KEY_VARS:
         value = os.environ.get(var)
         if value and len(value) >= 4:
             secrets.add(value)
-    for value in sorted(secrets, key=len, reverse=True):
-        text = text.replace(value, "[redacted]")
-    return _TOKEN.sub("[redacted]", text)
+    return sorted(secrets, key=len, reverse=True)
+
+
+def _hide(text: str, secrets: list[str]) -> str:
+    for value in secrets:
+        if value in text:
+            text = text.replace(value, "[redacted]")
+    return text
+
+
+def redact(text: str) -> str:
+    """``text`` with key-like tokens and the actual key values replaced by ``[redacted]``."""
+    return _TOKEN.sub("[redacted]", _hide(text, _secret_values()))
+
+
+def redact_data(value: Any) -> Any:
+    """JSON-like ``value`` (a model's answer) with the actual secret values
+    replaced by ``[redacted]`` in every string, keys too. Only the values: an answer's
+    prose about "Bearer tokens" or ``sk-`` prefixes is kept as it is."""
+    secrets = _secret_values()
+    if not secrets:
+        return value
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            return _hide(item, secrets)
+        if isinstance(item, dict):
+            return {walk(k): walk(v) for k, v in item.items()}
+        if isinstance(item, list):
+            return [walk(v) for v in item]
+        return item
+
+    return walk(value)
 
 
 def looks_secret(name: str) -> bool:

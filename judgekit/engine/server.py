@@ -37,7 +37,6 @@ from judgekit.engine.modes import (
     is_mode_rejection,
 )
 from judgekit.engine.reach import CHECK_DEADLINE_S, check_server
-from judgekit.engine.redact import redact
 from judgekit.engine.registry import spec_for
 from judgekit.engine.retry import (
     RetryPolicy,
@@ -48,6 +47,7 @@ from judgekit.engine.retry import (
     status_of,
 )
 from judgekit.engine.serving import PROBE_DEADLINE_S, count_tokens, known_window, probe
+from judgekit.engine.urls import redact_url
 
 
 class ModeRefused(Exception):
@@ -138,7 +138,8 @@ class ServerState:
         self.settled = config.settled()
         self.retry_stats = RetryStats()
         self.retry = self._policy()
-        self.run = JudgeRun(model=config.model, base_url=redact(base_url) if base_url else None,
+        self.run = JudgeRun(model=config.model,
+                            base_url=redact_url(base_url) if base_url else None,
                             local=self.local)
         self._prepared = False
         self._client: Any = None
@@ -150,7 +151,8 @@ class ServerState:
     @property
     def server_key(self) -> str:
         c = self.config
-        return f"{c.provider}|{self.base_url or ''}|{c.model_name}"
+        url = redact_url(self.base_url) if self.base_url else ""
+        return f"{c.provider}|{url}|{c.model_name}"
 
     async def prepare(self, cache: Any, api_key: str | None) -> None:
         """Once per engine: what the cache remembers, then what a self-hosted server says."""
@@ -169,7 +171,7 @@ class ServerState:
                 self.window.tokens, self.window.source = info.context_window, info.window_source
             slots = info.slots
             if info.cut_short:
-                self.notes.append(f"the server at {redact(self.base_url)} did not finish "
+                self.notes.append(f"the server at {redact_url(self.base_url)} did not finish "
                                   f"answering what it can do within {PROBE_DEADLINE_S:g} s; "
                                   "what it did not say is assumed")
             self.tokenizer = info.tokenizer
@@ -199,7 +201,7 @@ class ServerState:
                        {"Authorization": f"Bearer {api_key}"})
         found = await check_server(self.config.model, self.base_url, spec.models_path, headers)
         if found.slow:
-            self.notes.append(f"the server at {redact(self.base_url)} did not answer a list "
+            self.notes.append(f"the server at {redact_url(self.base_url)} did not answer a list "
                               f"of models within {CHECK_DEADLINE_S:g} s; going on")
 
     def _policy(self) -> RetryPolicy:
@@ -279,7 +281,7 @@ class ServerState:
     async def watch(self, say: Callable[[str], None], every: float = 1.0) -> None:
         """Say when the server falls silent while calls wait, and when it answers again
         (runs until cancelled)."""
-        url = redact(self.base_url) if self.base_url else self.config.model
+        url = redact_url(self.base_url) if self.base_url else self.config.model
         self.health.last_answer = time.monotonic()
         while True:
             await asyncio.sleep(every)

@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from judgekit.engine.urls import join_url, strip_path_suffix
+
 #: seconds each probe request may take, its body included.
 PROBE_TIMEOUT_S = 3.0
 #: seconds the whole probe may take; what was not learnt by then stays unknown.
@@ -79,8 +81,7 @@ def is_local_url(url: str | None) -> bool:
 
 def server_root(base_url: str) -> str:
     """``base_url`` without a trailing ``/v1``: where a server's own endpoints live."""
-    root = base_url.rstrip("/")
-    return root[:-3] if root.endswith("/v1") else root
+    return strip_path_suffix(base_url, "/v1")
 
 
 @lru_cache(maxsize=1)
@@ -205,20 +206,21 @@ async def _probe(info: ServerInfo, base_url: str, model: str, api_key: str | Non
     root = server_root(base_url)
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     async with httpx.AsyncClient(timeout=PROBE_TIMEOUT_S, headers=headers) as client:
-        _from_props(info, await _get(client, f"{root}/props"))
-        _from_models(info, await _get(client, f"{base_url.rstrip('/')}/models"), model)
+        _from_props(info, await _get(client, join_url(root, "/props")))
+        _from_models(info, await _get(client, join_url(base_url, "/models")), model)
         if info.context_window is None:
-            _from_lmstudio(info, await _get(client, f"{root}/api/v0/models"), model)
+            _from_lmstudio(info, await _get(client, join_url(root, "/api/v0/models")), model)
         if info.context_window is None and info.server is None:
-            _from_ollama(info, await _post(client, f"{root}/api/show", {"model": model}))
-        counted = await _post(client, f"{root}/extras/tokenize/count",
+            _from_ollama(info, await _post(client, join_url(root, "/api/show"),
+                                           {"model": model}))
+        counted = await _post(client, join_url(root, "/extras/tokenize/count"),
                               {"input": "hello", "model": model})
         if isinstance(counted, dict) and _int(counted.get("count")):
             info.tokenizer = info.server = "llama-cpp-python"
             if info.slots is None:
                 info.slots, info.slots_source = 1, "llama-cpp-python serves one at a time"
         else:
-            tokens = await _post(client, f"{root}/tokenize",
+            tokens = await _post(client, join_url(root, "/tokenize"),
                                  {"content": "hello", "prompt": "hello", "model": model})
             if isinstance(tokens, dict) and (isinstance(tokens.get("tokens"), list)
                                              or _int(tokens.get("count"))):
@@ -234,13 +236,15 @@ async def count_tokens(base_url: str, model: str, api_key: str | None, tokenizer
     """Tokens of ``text`` as the server counts them (``None`` when it did not answer)."""
     root = server_root(base_url)
     if tokenizer == "llama-cpp-python":
-        got = await _post(client, f"{root}/extras/tokenize/count", {"input": text, "model": model},
+        got = await _post(client, join_url(root, "/extras/tokenize/count"),
+                          {"input": text, "model": model},
                           timeout=COUNT_TIMEOUT_S)
         return _int(got.get("count")) if isinstance(got, dict) else None
     if tokenizer == "vllm":
-        got = await _post(client, f"{root}/tokenize", {"model": model, "prompt": text},
+        got = await _post(client, join_url(root, "/tokenize"), {"model": model, "prompt": text},
                           timeout=COUNT_TIMEOUT_S)
         return _int(got.get("count")) if isinstance(got, dict) else None
-    got = await _post(client, f"{root}/tokenize", {"content": text}, timeout=COUNT_TIMEOUT_S)
+    got = await _post(client, join_url(root, "/tokenize"), {"content": text},
+                          timeout=COUNT_TIMEOUT_S)
     tokens = got.get("tokens") if isinstance(got, dict) else None
     return len(tokens) if isinstance(tokens, list) else None

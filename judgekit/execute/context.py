@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from judgekit.errors import ConfigError
+from judgekit.paths import Escapes
 
 
 @dataclass(frozen=True)
@@ -187,8 +188,11 @@ class GrepSource:
         texts: dict[str, str] = {}
         hits: dict[str, Counter[str]] = {}
         df: Counter[str] = Counter()
+        escapes = Escapes()
         for rel in self._files(workspace):
-            path = workspace / rel
+            path = escapes.check(workspace, rel)  # a tracked link may point out of it
+            if path is None:
+                continue
             try:
                 if path.stat().st_size > _MAX_FILE_BYTES:
                     continue
@@ -216,7 +220,9 @@ class GrepSource:
                 break
             parts.append(piece)
             used.append(rel)
-        return ContextBlock("".join(parts), sorted(used))
+        stats: dict[str, object] = {"context_paths_refused": escapes.count} \
+            if escapes.count else {}
+        return ContextBlock("".join(parts), sorted(used), stats)
 
     def _snippet(self, text: str, found: Counter[str]) -> str:
         lines = text.splitlines()

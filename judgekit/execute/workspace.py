@@ -40,6 +40,7 @@ import git
 from judgekit.errors import RunnerError
 from judgekit.ingest.suites import RepoSource
 from judgekit.execute.testfiles import is_test_path
+from judgekit.paths import contained
 
 GIT_ENV = {
     "GIT_TERMINAL_PROMPT": "0",
@@ -375,6 +376,8 @@ class Workspace:
             target = self.path / rel
             if rel in tracked:
                 self._git("checkout", self.base, "--", rel, what="git checkout")
+            elif contained(self.path, Path(rel).parent) is None:
+                continue  # the agent linked a folder out of the workspace: git apply refuses
             elif target.is_file() or target.is_symlink():
                 target.unlink()
         patch_file = self.root / "judgekit-apply.patch"
@@ -398,6 +401,8 @@ class Workspace:
         for rel in paths:
             if rel.endswith(".py"):
                 source = self.path / rel
+                if contained(self.path, Path(rel).parent, "__pycache__") is None:
+                    continue  # a folder linked out of the workspace: nothing of ours there
                 for cached in (source.parent / "__pycache__").glob(f"{source.stem}.*.pyc"):
                     cached.unlink(missing_ok=True)
 

@@ -35,6 +35,7 @@ from judgekit.index.files import candidate_files, read_source
 from judgekit.index.models import Chunk, FileEntry, IndexStats, Manifest
 from judgekit.index.scan import Chunked, TokenWindow, chunk_files, model_window
 from judgekit.index.store import StoredIndex, is_index, read_index, write_index
+from judgekit.paths import Escapes
 
 #: Chunks embedded per group (length buckets are formed within a group), per device type.
 GROUP_CHUNKS = {"cuda": 16384, "mps": 8192, "cpu": 2048}
@@ -110,6 +111,7 @@ class _Scanned:
     todo: list[_File]
     total: int
     embedder: TextEmbedder | None
+    refused: int = 0
 
 
 @dataclass(frozen=True)
@@ -138,14 +140,15 @@ def _scan_while_loading(
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="judgekit-load") as pool:
         loading: Future[TextEmbedder] | None = pool.submit(load) if old is None else None
         t_scan = time.perf_counter()
-        files, chunked = _scan(root, out, old, window, workers)
+        escapes = Escapes()
+        files, chunked = _scan(root, out, old, window, workers, escapes)
         scan_s = time.perf_counter() - t_scan
         todo = [f for f in files.values() if f.vectors is None and f.chunks]
         total = sum(len(f.chunks) for f in todo)
         embedder: TextEmbedder | None = None
         if todo or loading is not None:
             embedder = loading.result() if loading is not None else load()
-    return _Scanned(files, chunked, scan_s, todo, total, embedder)
+    return _Scanned(files, chunked, scan_s, todo, total, embedder, escapes.count)
 
 
 def _embed(scanned: _Scanned, meta: _Meta, out: Path, progress: Progress | None) -> tuple[float, list[float]]:
@@ -203,6 +206,7 @@ def _stats(stored: StoredIndex, scanned: _Scanned, meta: _Meta, timings: _Timing
         chunk_tokens=meta.chunk_tokens,
         workers=scanned.chunked.workers,
         scan_fallback=scanned.chunked.fallback,
+        refused_paths=scanned.refused,
     )
 
 
@@ -230,13 +234,14 @@ def _window(source: str) -> TokenWindow | None:
 
 
 def _scan(
-    root: Path, out: Path, old: StoredIndex | None, window: TokenWindow | None, workers: int | None
+    root: Path, out: Path, old: StoredIndex | None, window: TokenWindow | None, workers: int | None,
+    escapes: Escapes | None = None,
 ) -> tuple[dict[str, _File], Chunked]:
     """Every indexable file, with the vectors of unchanged ones carried over from ``old``."""
     inside = _relative_inside(out, root)
     files: dict[str, _File] = {}
     fresh: list[tuple[str, str, str]] = []  # rel, sha, text
-    for rel in candidate_files(root):
+    for rel in candidate_files(root, escapes):
         if inside is not None and (inside == "" or rel.startswith(inside + "/")):
             continue  # never index the index itself
         text = read_source(root / rel)

@@ -17,6 +17,7 @@ from pathlib import Path
 from judgekit.errors import InputError
 from judgekit.index.models import ContextBlock, Hit
 from judgekit.index.search import CodeIndex
+from judgekit.paths import contained
 
 CHARS_PER_TOKEN = 4
 _LANGS = {
@@ -104,9 +105,8 @@ def code_around(
 
     Lines are prefixed with their numbers unless ``numbered`` is false.
     """
-    base = Path(root).resolve()
-    target = (base / path).resolve()
-    if base != target and base not in target.parents:
+    target = contained(root, path)
+    if target is None:
         raise InputError(path, None, "path leaves the repository root")
     try:
         text = target.read_text(encoding="utf-8", errors="replace")

@@ -18,6 +18,8 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+from judgekit.paths import Escapes
+
 #: Directory names whose contents are third-party or tool state, never project code.
 VENDORED_DIRS = frozenset(
     {
@@ -81,17 +83,20 @@ def read_source(path: Path) -> str | None:
         return None
 
 
-def candidate_files(root: Path) -> list[str]:
-    """Relative paths (``/`` separators, sorted) of the files worth reading under ``root``."""
+def candidate_files(root: Path, escapes: Escapes | None = None) -> list[str]:
+    """Relative paths (``/`` separators, sorted) of the files worth reading under ``root``;
+    a link that leads out of ``root`` is left out and counted in ``escapes``."""
     listed = _git_files(root)
     paths = listed if listed is not None else list(_walk(root))
+    escapes = escapes if escapes is not None else Escapes()
     keep = []
     for rel in paths:
         if is_vendored(rel) or is_generated_name(rel):
             continue
         if Path(rel).suffix.lower() in BINARY_SUFFIXES:
             continue
-        if (root / rel).is_file():
+        found = escapes.check(root, rel)
+        if found is not None and found.is_file():
             keep.append(rel)
     return sorted(set(keep))
 

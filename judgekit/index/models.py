@@ -51,6 +51,8 @@ class IndexStats(BaseModel):
     """What one :func:`build_index` call did, how fast, and with which numerics."""
 
     files: int = Field(description="Files in the index after this build.")
+    refused_paths: int = Field(default=0, description=(
+        "Files left out because they lead outside the indexed root (a link pointing out)."))
     chunks: int = Field(description="Chunks in the index after this build.")
     embedded: int = Field(description="Chunks embedded by this build (new or changed files).")
     seconds: float = Field(description="Wall time of the whole build (or, from the CLI, the whole command).")

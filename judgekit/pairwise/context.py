@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from judgekit.paths import Escapes, contained
+
 Span = tuple[int, int]
 CodeAround = Callable[..., str]
 
@@ -31,18 +33,27 @@ def _index_code_around() -> CodeAround | None:
     return code_around  # type: ignore[no-any-return]
 
 
-def checkout_for(repo_root: Path, repo: str | None) -> Path:
-    """``repo_root/<name>`` when it exists for ``repo`` (owner/name or URL), else ``repo_root``."""
+def checkout_for(repo_root: Path, repo: str | None,
+                 escapes: Escapes | None = None) -> Path | None:
+    """``repo_root/<name>`` when it exists for ``repo`` (owner/name or URL), else
+    ``repo_root``; ``None`` when the name leads out of ``repo_root`` (``x/..``, a link
+    pointing out), counted in ``escapes``."""
     name = (repo or "").rstrip("/").split("/")[-1].removesuffix(".git")
-    if name and (repo_root / name).is_dir():
-        return repo_root / name
-    return repo_root
+    if not name:
+        return Path(repo_root)
+    found = (escapes or Escapes()).check(repo_root, name, where=f"repository {repo!r}")
+    if found is None:
+        return None
+    if found != Path(repo_root).resolve() and found.is_dir():
+        return found
+    return Path(repo_root)
 
 
 def plain_lines(root: Path, path: str, span: Span, margin: int = 15) -> str:
-    """Lines ``span`` of ``root/path`` with ``margin`` lines either side, numbered."""
-    file = (root / path).resolve()
-    if not file.is_relative_to(root.resolve()) or not file.is_file():
+    """Lines ``span`` of ``root/path`` with ``margin`` lines either side, numbered (nothing
+    for a path that leads out of ``root``)."""
+    file = contained(root, path)
+    if file is None or not file.is_file():
         return ""
     lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
     lo, hi = max(1, span[0] - margin), min(len(lines), span[1] + margin)
@@ -53,9 +64,15 @@ def plain_lines(root: Path, path: str, span: Span, margin: int = 15) -> str:
 
 
 def code_context(repo_root: Path, repo: str | None, ranges: Sequence[tuple[str, Span]], *,
-                 max_chars: int = 12000, margin: int = 15) -> str | None:
-    """Context for every ``(path, span)`` in ``ranges``, deduplicated, bounded by ``max_chars``."""
-    root = checkout_for(Path(repo_root), repo)
+                 max_chars: int = 12000, margin: int = 15,
+                 escapes: Escapes | None = None) -> str | None:
+    """Context for every ``(path, span)`` in ``ranges``, deduplicated, bounded by
+    ``max_chars``. Nothing is read from outside ``repo_root``: a repository name or a path
+    that leads out of it is skipped and counted in ``escapes``."""
+    escapes = escapes if escapes is not None else Escapes()
+    root = checkout_for(Path(repo_root), repo, escapes)
+    if root is None:
+        return None
     around = _index_code_around()
     seen: set[tuple[str, Span]] = set()
     parts: list[str] = []
@@ -64,6 +81,8 @@ def code_context(repo_root: Path, repo: str | None, ranges: Sequence[tuple[str, 
         if (path, span) in seen:
             continue
         seen.add((path, span))
+        if escapes.check(root, path, where=f"repository {repo!r}") is None:
+            continue
         text = ""
         if around is not None:
             try:

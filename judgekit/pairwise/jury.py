@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
 from judgekit.engine.types import State
+from judgekit.engine.urls import redact_url
 from judgekit.errors import ConfigError
 from judgekit.pairwise.agreement import agreement
 from judgekit.pairwise.models import (
@@ -69,7 +70,8 @@ def juror_labels(judges: Sequence[tuple[str, str | None]]) -> list[str]:
     if len(set(judges)) != len(judges):
         raise ConfigError("the same judge is named twice: give each judge once")
     models = [m for m, _ in judges]
-    return [m if models.count(m) == 1 else f"{m}@{url}" for m, url in judges]
+    return [m if models.count(m) == 1 else f"{m}@{redact_url(url) if url else url}"
+            for m, url in judges]
 
 
 @dataclass

@@ -19,6 +19,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgekit.engine.urls import RedactedURL
 from judgekit.omit import OmitIfNone
 
 Interval = tuple[float, float]
@@ -155,7 +156,7 @@ class JuryMember(_Open):
     """One judge of a jury: its own results, self-audit and cost."""
 
     model: str
-    base_url: str | None = None
+    base_url: RedactedURL | None = None
     pairs: dict[str, dict[str, PairDimensionStats]] = Field(default_factory=dict)
     judge_reliability: JudgeReliability | None = None
     size_control: dict[str, dict[str, SizeControl]] = Field(default_factory=dict)

@@ -22,6 +22,7 @@ from typing import Any
 from judgekit.diffs import DEFAULT_INFRA_PATHS, strip_paths
 from judgekit.engine import ItemOutcome, Judge, JudgeRequest
 from judgekit.errors import ConfigError
+from judgekit.paths import Escapes
 from judgekit.pairwise.context import code_context
 from judgekit.pairwise.flip import OrderState, combine, identical_outcome
 from judgekit.pairwise.options import PairwiseOptions
@@ -51,13 +52,15 @@ def _scored_rows(runs: Sequence[RunResult],
     return [score_result(r, exclude=exclude) for r in runs]
 
 
-def _code_context(pair: PlannedPair, options: PairwiseOptions) -> str | None:
-    """Code around the lines either solution changes, when a checkout is given."""
+def _code_context(pair: PlannedPair, options: PairwiseOptions,
+                  escapes: Escapes | None = None) -> str | None:
+    """Code around the lines either solution changes, when a checkout is given (a path
+    leading out of it is not read: counted in ``escapes``)."""
     if options.repo_root is None:
         return None
     ranges = changed_ranges(pair.a.diff) + changed_ranges(pair.b.diff)
     return code_context(options.repo_root, pair.task.repo, ranges,
-                        max_chars=options.max_context_chars)
+                        max_chars=options.max_context_chars, escapes=escapes)
 
 
 def _pair_key(pair: PlannedPair) -> str:
@@ -266,12 +269,14 @@ class _Plan:
         self.total = self.n + len(self.chosen) * options.stability_repeats
         #: id(pair): reference shown, context shown.
         self.shown: dict[int, tuple[bool, bool]] = {}
+        #: paths of the code context refused for leading out of the repository root.
+        self.escapes = Escapes()
 
     def requests(self) -> Iterator[JudgeRequest]:
         """Both orders of each pair, built as the engine reads them; then the repeats."""
         built: list[JudgeRequest] = []
         for pair in self.asked:
-            context = _code_context(pair, self.options)
+            context = _code_context(pair, self.options, self.escapes)
             self.shown[id(pair)] = (shows_reference(pair, self.options), context is not None)
             two = build_requests(pair, self.options, context, exclude=self.exclude)
             built.extend(two)
@@ -294,6 +299,12 @@ class _Plan:
             records.append(record)
             at += 2
         return records
+
+
+def _with_escapes(notes: list[str], escapes: Escapes) -> list[str]:
+    """``notes`` and, when the code context refused paths, a note saying so."""
+    line = escapes.note("code-context path(s) (from the runs' repositories and diffs)")
+    return [*notes, line] if line else notes
 
 
 def run_pairwise(runs: Sequence[RunResult],
@@ -321,10 +332,12 @@ def run_pairwise(runs: Sequence[RunResult],
     early = _EarlyRecords(plan.asked, plan.shown, plan.n)
     if config.dry_run:
         estimate = engine.estimate(list(plan.requests()))
+        common["notes"] = _with_escapes(notes, plan.escapes)
         return PairwiseResult(records=plan.records([], early, True), estimate=estimate,
                               **common)
     outcomes = (engine.run(plan.requests(), total=plan.total, on_outcome=early)
                 if plan.total else [])
+    common["notes"] = _with_escapes(notes, plan.escapes)
     result = PairwiseResult(
         records=plan.records(outcomes, early, False),
         stopped=getattr(engine, "stopped", None), spend_usd=getattr(engine, "spent_usd", None),

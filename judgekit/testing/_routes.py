@@ -84,13 +84,13 @@ def _json(value: Any, status: int = 200, **kw: Any) -> Answer:
 
 
 def route(server: Served, method: str, path: str, headers: dict[str, str],
-          raw: bytes) -> Answer:
+          raw: bytes, query: str = "") -> Answer:
     """The answer to one request; model calls and batch requests are logged on ``server``."""
     is_json = raw and "json" in headers.get("content-type", "")
     body = json.loads(raw) if is_json else None
     api = _api_of(path)
     if api == "probe":  # what a client asks of a self-hosted server's capabilities
-        server.probes.append(Recorded(api, method, path, body, dict(headers)))
+        server.probes.append(Recorded(api, method, path, body, dict(headers), query))
         info = (server.dialect.info(method, path, body, server.model_name)
                 if server.dialect is not None else None)
         if info is None and method == "GET" and path == "/v1/models":
@@ -100,7 +100,7 @@ def route(server: Served, method: str, path: str, headers: dict[str, str],
         if info is None:
             return _json({"error": {"message": f"no route {method} {path}"}}, 404)
         return _json(info)
-    server.requests.append(Recorded(api, method, path, body, dict(headers)))
+    server.requests.append(Recorded(api, method, path, body, dict(headers), query))
     if path == "/_fake/stats":  # for benchmarks running the server in another process
         return _json({"model_calls": server.state.model_calls})
     if method == "POST" and path == "/v1/messages":

@@ -193,7 +193,8 @@ class _Connection(asyncio.Protocol):
     async def _handle(self, method: str, target: str, headers: dict[str, str], raw: bytes) -> None:
         server = self.server
         try:
-            answer = _routes.route(server, method, target.split("?", 1)[0], headers, raw)
+            path, _, query = target.partition("?")
+            answer = _routes.route(server, method, path, headers, raw, query)
         except Exception as exc:  # noqa: BLE001  a responder bug: answer 500, do not hang
             answer = _routes.Answer(status=500, body=json.dumps(
                 {"error": {"message": f"fake server: {type(exc).__name__}: {exc}"}}).encode())

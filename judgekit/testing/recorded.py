@@ -22,3 +22,5 @@ class Recorded:
     path: str
     body: dict[str, Any] | None
     headers: dict[str, str] = field(default_factory=dict)
+    #: the query string of the request's target (without ``?``)
+    query: str = ""

@@ -135,6 +135,26 @@ def test_apply_replaces_agent_edits_of_the_fix_test_files(fix, tmp_path) -> None
         ws.cleanup()
 
 
+def test_a_folder_the_agent_links_out_of_the_workspace_is_not_touched(fix, tmp_path) -> None:
+    """Removing bytecode and files before the fix is applied stays inside the workspace,
+    whatever links the agent left."""
+    host = tmp_path / "host"
+    (host / "__pycache__").mkdir(parents=True)
+    kept = [host / "__pycache__" / "__init__.cpython-311.pyc", host / "new.py"]
+    for path in kept:
+        path.write_text("host file")
+    ws = Workspace.create(fix, tmp_dir=tmp_path)
+    try:
+        shutil.rmtree(ws.path / "calc")
+        (ws.path / "calc").symlink_to(host)
+        ws.drop_bytecode(["calc/__init__.py"])
+        ws.apply(fix.patch(["tests/test_calc.py"]), ["calc/new.py", "tests/test_calc.py"])
+        assert "def test_add" in (ws.path / "tests" / "test_calc.py").read_text()
+        assert all(path.read_text() == "host file" for path in kept)
+    finally:
+        ws.cleanup()
+
+
 def test_a_missing_commit_is_a_runner_error(project: Project, tmp_path) -> None:
     with pytest.raises(RunnerError, match="not found"):
         MirrorCache(tmp_path).resolve(RepoSource(str(project.path), True), "deadbeef" * 5)

@@ -61,3 +61,16 @@ def test_directory_ignored_by_an_enclosing_repo_is_walked(tmp_path: Path) -> Non
     write(outer, {"libs/pkg/mod.py": "def f():\n    return 1\n", "libs/pkg/.gitignore": "*.tmp\n", "libs/pkg/x.tmp": "t\n"})
     assert candidate_files(outer) == [".gitignore", "a.py"]
     assert candidate_files(outer / "libs" / "pkg") == [".gitignore", "mod.py"]
+
+
+def test_a_link_out_of_the_root_is_left_out_and_counted(tmp_path: Path) -> None:
+    from judgekit.paths import Escapes
+
+    (tmp_path / "host.txt").write_text("secret\n")
+    root = tmp_path / "repo"
+    write(root, {"src/app.py": "def main():\n    return 0\n"})
+    (root / "src" / "leak.py").symlink_to(tmp_path / "host.txt")
+    (root / "src" / "inner.py").symlink_to(root / "src" / "app.py")
+    escapes = Escapes()
+    assert candidate_files(root, escapes) == ["src/app.py", "src/inner.py"]
+    assert escapes.count == 1

@@ -157,3 +157,25 @@ def test_an_infrastructure_failure_is_a_harness_error_not_a_failed_patch(tmp_pat
     django = by_task(load_runs(tmp_path / "preds.json"))["django__django-11099"]
     assert django.harness_status == "infra_failure" and django.test is None
     assert django.harness_error == "docker: no space left on device"
+
+
+def test_names_that_lead_outside_the_log_directory_read_nothing(tmp_path: Path) -> None:
+    """An instance id with ``..`` or a model folder linking out: not evaluated, and said so;
+    no file outside the log directory is read."""
+    outside = "OUTSIDE-THE-LOGS-91b0"
+    for where in (tmp_path / "secretdir", tmp_path / "elsewhere" / "m" / "inst-2"):
+        where.mkdir(parents=True)
+        (where / "run_instance.log").write_text(outside)
+        (where / "test_output.txt").write_text(outside)
+    root = tmp_path / "logs" / "run_evaluation" / "run1"
+    root.mkdir(parents=True)
+    (root / "m").symlink_to(tmp_path / "elsewhere" / "m")
+    preds = [{"instance_id": "../../../secretdir", "model_name_or_path": "run1",
+              "model_patch": "diff"},
+             {"instance_id": "inst-2", "model_name_or_path": "m", "model_patch": "diff"}]
+    (tmp_path / "preds.json").write_text(json.dumps(preds))
+    results = load_runs(tmp_path / "preds.json")
+    assert len(results) == 2
+    for r in results:
+        assert r.harness_status == "not_evaluated" and "leads outside" in r.harness_error
+        assert not any(outside in text for text in r.materials.values())

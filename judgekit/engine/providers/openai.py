@@ -33,6 +33,7 @@ from judgekit.engine.providers import (
     token_count,
 )
 from judgekit.engine.structured import extract_json
+from judgekit.engine.urls import client_url
 from judgekit.engine.types import JudgeRequest, Usage
 
 _REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
@@ -54,6 +55,7 @@ class OpenAIProvider:
         self._vllm = config.provider == "vllm"
         http = dict(api_key=api_key, max_retries=0, timeout=config.timeout,
                     http_client=openai.DefaultAsyncHttpxClient(verify=shared_ssl_context()))
+        base_url = client_url(base_url, http)
         if azure:
             self.pool = ClientPool(lambda: openai.AsyncAzureOpenAI(
                 azure_endpoint=base_url, azure_deployment=self.model, **http),

@@ -29,6 +29,7 @@ from typing import Any
 
 from judgekit.errors import InputError
 from judgekit.ingest.models import RunResult, Task, TestCounts, TestResult
+from judgekit.paths import contained
 
 LOG_DIR = Path("logs") / "run_evaluation"
 #: Per-instance files read beside ``report.json`` and kept as audit materials.
@@ -151,22 +152,38 @@ def _evaluated_in(inst: Path) -> bool:
     return (inst / "report.json").is_file() or (inst / "run_instance.log").is_file()
 
 
-def _instance_dirs(root: Path, model: str, instance_id: str) -> list[tuple[str, Path]]:
-    """``(run_id, directory)`` of every evaluation of ``instance_id`` for ``model``.
+def _plain_name(name: str) -> bool:
+    """A name that is one directory entry (no ``/``, not ``.`` or ``..``)."""
+    return name not in ("", ".", "..") and "/" not in name and "\0" not in name
+
+
+def _instance_dirs(root: Path, model: str, instance_id: str) -> list[tuple[str, Path]] | None:
+    """``(run_id, directory)`` of every evaluation of ``instance_id`` for ``model``;
+    ``None`` when the names lead outside ``root`` (``..``, a link pointing out).
 
     ``root`` is ``logs/run_evaluation`` (one folder per run id), or one run's folder
     (``logs/run_evaluation/<run_id>``), or that run's folder of one model."""
     model_dir = model_dir_name(model)
-    if root.name == model_dir and _evaluated_in(root / instance_id):
-        return [(root.parent.name, root / instance_id)]
-    if _evaluated_in(root / model_dir / instance_id):
-        return [(root.name, root / model_dir / instance_id)]
+    if not (_plain_name(model_dir) and _plain_name(instance_id)):
+        return None
+    escaped = False
+
+    def inside(*parts: str) -> Path | None:
+        nonlocal escaped
+        found = contained(root, *parts)
+        escaped = escaped or found is None
+        return found
+
+    if root.name == model_dir and (inst := inside(instance_id)) and _evaluated_in(inst):
+        return [(root.parent.name, inst)]
+    if (inst := inside(model_dir, instance_id)) and _evaluated_in(inst):
+        return [(root.name, inst)]
     out = []
     for run_dir in sorted(p for p in root.iterdir() if p.is_dir()):
-        inst = run_dir / model_dir / instance_id
-        if _evaluated_in(inst):
+        inst = inside(run_dir.name, model_dir, instance_id)
+        if inst is not None and _evaluated_in(inst):
             out.append((run_dir.name, inst))
-    return out
+    return None if escaped and not out else out
 
 
 def _summaries(directory: Path, model: str) -> dict[str, set[str]]:
@@ -234,6 +251,13 @@ class SweBenchAdapter:
             if model not in summaries:
                 summaries[model] = _summaries(path.parent, model)
             runs = _instance_dirs(root, model, pred["instance_id"]) if root else []
+            if runs is None:
+                out.append(self._base(
+                    pred, harness_status="not_evaluated",
+                    metadata={"source_format": "swebench"},
+                    harness_error="its instance_id or model_name_or_path leads outside the "
+                                  f"log directory {root}: no evaluation read"))
+                continue
             if not runs:
                 out.append(self._unevaluated(pred, summaries[model], root))
             for attempt, (run_id, inst) in enumerate(runs):
