@@ -246,6 +246,7 @@ class Bwrap:
         shown += [(Path(source).resolve(), Path(dest)) for source, dest in spec.binds]
         for source, dest in shown:
             out += paths.reach(dest) + ["--ro-bind", str(source), str(dest)]
+            paths.bind(dest)
         for hidden in (Path(p).resolve() for p in (*HOST_SOCKETS, *spec.hidden)):
             if _inside(hidden, tmp) or hidden == Path("/") or not hidden.exists():
                 continue  # under /tmp it is already hidden
@@ -256,6 +257,7 @@ class Bwrap:
                 out += ["--ro-bind", "/dev/null", str(hidden)]  # a file or a socket
         for path in writable:
             out += paths.reach(path) + ["--bind", str(path), str(path)]
+            paths.bind(path)
         out += ["--chdir", str(Path(cwd).resolve()), "--"]
         if self.drop_to is not None:
             out += self.drop_to.drop()
@@ -290,10 +292,17 @@ class _Reach:
         self.user = user
         self.fresh = list(fresh)
         """Empty mounts made so far, and the directories made in them."""
+        self.bound: list[Path] = []
+        """Mount points of directories of the host's."""
+
+    def bind(self, dest: Path) -> None:
+        """A directory of the host's is now mounted at ``dest``."""
+        self.bound.append(Path(dest))
 
     def emptied(self, path: Path) -> None:
         """``path`` is now an empty mount: what was made under it is gone."""
         self.fresh = [p for p in self.fresh if not _inside(p, path)] + [path]
+        self.bound = [p for p in self.bound if not _inside(p, path)]
 
     def reach(self, dest: Path) -> list[str]:
         """bwrap arguments that open the way to ``dest``."""
@@ -306,6 +315,8 @@ class _Reach:
                 continue
             if parent in self.fresh:
                 inside = True
+            elif parent in self.bound:
+                inside = False  # the host's directories again
             elif inside:  # a directory bwrap would make 0700
                 out += ["--perms", "0755", "--dir", str(parent)]
                 self.fresh.append(parent)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -152,3 +154,32 @@ def test_handing_the_workspace_over_follows_no_link(tmp_path: Path) -> None:
         assert (path.stat().st_uid, path.stat().st_gid) == (uid, gid), path
     assert outside.stat().st_uid == os.getuid(), "a hard-linked file was handed over"
     assert (ws / "link").lstat().st_uid == os.getuid()
+
+
+@needs_bwrap
+def test_a_toolchain_under_a_closed_home_stays_usable(suite_file: Path, tmp_path: Path) -> None:
+    """Run by root, the directories above what is shown are opened for the sandbox's user:
+    a home and the directories in it that only their owner may pass through."""
+    outside = Path(tempfile.mkdtemp(prefix="judgekit-closed-", dir="/var/tmp"))
+    try:
+        home = outside / "home"
+        tool = home / ".cargo" / "bin" / "cargo-ish"
+        tool.parent.mkdir(parents=True)
+        tool.write_text("#!/bin/sh\necho TOOL-RAN\n")
+        tool.chmod(0o755)
+        (home / ".ssh").mkdir()
+        (home / ".ssh" / "id_ed25519").write_text("private-key-canary\n")
+        for closed in (outside, home, home / ".cargo"):
+            closed.chmod(0o700)
+        out = tmp_path / "run.json"
+        agent = f"cargo-ish; cat {home}/.ssh/id_ed25519 || echo NO-KEY"
+        proc = judgekit("run", suite_file, "--agent", agent, "--out", out, "--mirror-dir",
+                        tmp_path / "m", env={"HOME": str(home),
+                                             "PATH": f"{tool.parent}:{os.environ['PATH']}"})
+        assert proc.returncode == 0, proc.stderr
+        (result,) = json.loads(out.read_text())["results"]
+        said = result["metadata"]["agent_stdout"]
+        assert "TOOL-RAN" in said and "NO-KEY" in said, result["metadata"]["agent_stderr"]
+        assert "private-key-canary" not in out.read_text()
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
