@@ -7,10 +7,11 @@ uses come back read-only (:mod:`judgekit.execute.hostview`), and directories bou
 agent (``SandboxSpec.binds``) are read-only too. The source repository and the mirror
 cache are hidden (an empty directory is mounted over them), so the fix commit cannot be
 read from there, and so are the host's control sockets (:data:`HOST_SOCKETS`: container
-engines, the session bus). The command runs in new user, PID, IPC and UTS namespaces
-and, unless network is allowed, a network namespace with only loopback. When the command's first
-process ends, or when judgekit kills it, the PID namespace ends and every process left in
-it (``setsid`` children included) is killed by the kernel.
+engines, the session bus). The command runs in new PID, IPC and UTS namespaces
+(and a user namespace, unless root runs judgekit) and, unless network is allowed, a network
+namespace with only loopback. When the command's first process ends, or when judgekit kills
+it, the PID namespace ends and every process left in it (``setsid`` children included) is
+killed by the kernel.
 
 The private ``HOME`` starts empty (or as a copy of the agent's seed home); anything a setup
 command downloads into it (a cargo registry, a pip cache) is there for the attempt's test
@@ -23,7 +24,7 @@ so every file only root may read (``/etc/shadow``) would be readable. Then bwrap
 view with root's rights (so toolchains under ``/root`` can be shown) and the command drops to a
 real unprivileged user and group (:data:`SANDBOX_USER`, ``nobody``), without supplementary
 groups, before it starts (util-linux's ``setpriv``); the paths it may write are handed to that
-user first (:meth:`Bwrap.prepare`).
+user first (:mod:`judgekit.execute.identity`).
 
 Limits (:class:`Limits`) are resource limits set before the sandbox starts: address space
 (memory) and number of processes. The process limit counts the processes of the user a
@@ -51,7 +52,6 @@ import functools
 import os
 import resource
 import shutil
-import stat
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -60,12 +60,10 @@ from typing import Literal, Protocol
 
 from judgekit.errors import ConfigError
 from judgekit.execute.hostview import current_view
+from judgekit.execute.identity import SANDBOX_USER, Identity, Reach, hand_over, inside
 
 SandboxName = Literal["none", "bwrap"]
 SANDBOXES: tuple[SandboxName, ...] = ("none", "bwrap")
-
-SANDBOX_USER = (65534, 65534)
-"""``(uid, gid)`` commands run as when root runs judgekit: ``nobody`` and ``nogroup``."""
 
 DEFAULT_MEMORY_MB = 32768
 DEFAULT_MAX_PROCS = 4096
@@ -159,25 +157,6 @@ agents under ``/run/user``): a read-only file system does not stop ``connect()``
 they are hidden."""
 
 
-def _inside(path: Path, other: Path) -> bool:
-    return path == other or other in path.parents
-
-
-@dataclass(frozen=True)
-class Identity:
-    """The unprivileged user and group a command of root's drops to, and the tool that does."""
-
-    uid: int
-    gid: int
-    setpriv: str
-
-    def drop(self) -> list[str]:
-        """The command prefix that becomes this user: no supplementary groups, no
-        capabilities (inheritable and bounding sets emptied)."""
-        return [self.setpriv, f"--reuid={self.uid}", f"--regid={self.gid}", "--clear-groups",
-                "--inh-caps=-all", "--bounding-set=-all", "--"]
-
-
 def root_identity(setpriv: str = "setpriv") -> Identity:
     """The identity root's commands drop to; :class:`SandboxUnavailable` without ``setpriv``."""
     found = shutil.which(setpriv)
@@ -234,12 +213,12 @@ class Bwrap:
         out += ["--tmpfs", "/tmp"]
         writable = _writable(spec)
         tmp = Path("/tmp").resolve()
-        paths = _Reach(self.drop_to, fresh=[tmp])
+        paths = Reach(self.drop_to, fresh=[tmp])
         shown: list[tuple[Path, Path]] = []
         if spec.hide_homes:
             view = current_view()
             for home in view.homes:
-                if not _inside(home, tmp):  # under /tmp it is already hidden
+                if not inside(home, tmp):  # under /tmp it is already hidden
                     out += ["--tmpfs", str(home)]
                     paths.emptied(home)
             shown += [(p, p) for p in view.binds(agent=spec.agent) if p.exists()]
@@ -248,7 +227,7 @@ class Bwrap:
             out += paths.reach(dest) + ["--ro-bind", str(source), str(dest)]
             paths.bind(dest)
         for hidden in (Path(p).resolve() for p in (*HOST_SOCKETS, *spec.hidden)):
-            if _inside(hidden, tmp) or hidden == Path("/") or not hidden.exists():
+            if inside(hidden, tmp) or hidden == Path("/") or not hidden.exists():
                 continue  # under /tmp it is already hidden
             if hidden.is_dir():
                 out += ["--tmpfs", str(hidden)]  # the workspace binds below stay visible
@@ -276,93 +255,6 @@ def _writable(spec: SandboxSpec) -> list[Path]:
     if spec.home is not None:
         writable.append(Path(spec.home).resolve())
     return writable
-
-
-class _Reach:
-    """Lets the user commands drop to reach what is mounted for them (run by root only).
-
-    bwrap creates the missing directories above a mount point with mode 0700, and a
-    directory of the host's that only its owner may pass through (``mkdtemp``'s) stays
-    closed to that user; so, above each path shown or writable, a directory in an empty
-    mount is made with mode 0755 first, and an empty mount replaces a host directory the
-    user may not pass through (nothing else in it was reachable anyway).
-    """
-
-    def __init__(self, user: Identity | None, fresh: list[Path]) -> None:
-        self.user = user
-        self.fresh = list(fresh)
-        """Empty mounts made so far, and the directories made in them."""
-        self.bound: list[Path] = []
-        """Mount points of directories of the host's."""
-
-    def bind(self, dest: Path) -> None:
-        """A directory of the host's is now mounted at ``dest``."""
-        self.bound.append(Path(dest))
-
-    def emptied(self, path: Path) -> None:
-        """``path`` is now an empty mount: what was made under it is gone."""
-        self.fresh = [p for p in self.fresh if not _inside(p, path)] + [path]
-        self.bound = [p for p in self.bound if not _inside(p, path)]
-
-    def reach(self, dest: Path) -> list[str]:
-        """bwrap arguments that open the way to ``dest``."""
-        if self.user is None:
-            return []
-        out: list[str] = []
-        inside = False
-        for parent in reversed(Path(dest).parents):
-            if parent == Path("/"):
-                continue
-            if parent in self.fresh:
-                inside = True
-            elif parent in self.bound:
-                inside = False  # the host's directories again
-            elif inside:  # a directory bwrap would make 0700
-                out += ["--perms", "0755", "--dir", str(parent)]
-                self.fresh.append(parent)
-            elif not _passable(parent, self.user):
-                out += ["--tmpfs", str(parent)]
-                self.emptied(parent)
-                inside = True
-        return out
-
-
-def _passable(path: Path, user: Identity) -> bool:
-    try:
-        st = path.stat()
-    except OSError:
-        return True  # bwrap makes it (under a mount of ours) or fails on the mount itself
-    return bool(st.st_mode & stat.S_IXOTH) or st.st_uid == user.uid
-
-
-def hand_over(root: Path, uid: int, gid: int) -> None:
-    """Make ``root`` and everything under it owned by ``uid``:``gid``.
-
-    Symbolic links are neither followed nor changed, and a file with more than one link is
-    left alone (a hard link to a file elsewhere must not hand that file over).
-    """
-    def one(path: str, *, directory: bool) -> None:
-        try:
-            st = os.lstat(path)
-        except OSError:
-            return
-        if (st.st_uid, st.st_gid) == (uid, gid) or stat.S_ISLNK(st.st_mode):
-            return
-        if not directory and st.st_nlink > 1:
-            return
-        try:
-            os.chown(path, uid, gid, follow_symlinks=False)
-        except OSError:
-            pass
-
-    if not root.is_dir() or root.is_symlink():
-        return
-    one(str(root), directory=True)
-    for top, dirs, files in os.walk(root):
-        for name in dirs:
-            one(os.path.join(top, name), directory=True)
-        for name in files:
-            one(os.path.join(top, name), directory=False)
 
 
 INSTALL_HINT = ("install it with apt-get install bubblewrap (Debian, Ubuntu), dnf install "

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from judgekit.execute import Bwrap, Limits, SandboxSpec, run_shell
-from judgekit.execute.sandbox import (SANDBOX_USER, SandboxUnavailable, bwrap_problem,
-                                      hand_over, root_identity)
+from judgekit.execute.identity import SANDBOX_USER, hand_over
+from judgekit.execute.sandbox import SandboxUnavailable, bwrap_problem, root_identity
 from tests.clirun import judgekit
 
 from .conftest import TEST_CMD, Project, write_suite
