@@ -4,9 +4,9 @@ Placeholders ``{prompt_file}``, ``{workspace}``, ``{task_id}``, ``{arm}``,
 ``{transcript_file}`` and ``{model}`` are replaced by shell-quoted values; other braces are
 left alone, so ``awk '{print $1}'`` survives. The agent runs with the workspace as its
 working directory, in the attempt's sandbox; its whole process tree ends with it. When its
-program (or the interpreter a script names) could not be found inside the sandbox although it
-is on this machine, the run says so (:attr:`AgentRun.hint`), since the sandbox hides most
-of the host (``/tmp``, the home directory).
+program (or the interpreter a script names) is on this machine but could not be found or run
+inside the sandbox, the run says so and how to show it (:attr:`AgentRun.hint`): the sandbox
+hides ``/tmp`` and the home directory, and run by root its commands are not root.
 
 Example:
     >>> AgentCommand("my-agent --prompt {prompt_file} --tag {task_id}").render(
@@ -84,7 +84,7 @@ class AgentRun:
     transcript: str | None
     hint: str | None = None
     """Why the agent may not have started: its program is on this machine but not visible
-    inside the sandbox (and how to show it), else ``None``."""
+    inside the sandbox (and how to show it), or its user may not run it; else ``None``."""
 
 
 def run_agent(
@@ -125,6 +125,7 @@ def run_agent(
 
 _UNSEEN = ("No such file or directory", "not found", "bad interpreter")
 """What a shell says of a program it cannot find."""
+
 
 def _program(command: str, path_var: str) -> tuple[str, str] | None:
     """``(as written, path on this machine)`` of the program ``command`` starts with."""
@@ -177,11 +178,11 @@ def unseen_program(command: str, stderr: str, path_var: str) -> str | None:
         if not os.path.exists(path):
             continue
         told = [line for line in lines if said in line]
+        if any("Permission denied" in line for line in told):
+            return (f"{path} cannot be run by the sandbox's unprivileged user (make it and "
+                    "the directories above it readable and executable by others)")
         if any(word in line for line in told for word in _UNSEEN):
             return render_options(
                 f"{path} is not visible inside the sandbox; {{option:agent_bind}} {path} "
                 "shows it")
-        if any("Permission denied" in line for line in told):
-            return (f"{path} cannot be run by the sandbox's unprivileged user (make it and "
-                    "the directories above it readable and executable by others)")
     return None
