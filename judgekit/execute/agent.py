@@ -3,7 +3,10 @@
 Placeholders ``{prompt_file}``, ``{workspace}``, ``{task_id}``, ``{arm}``,
 ``{transcript_file}`` and ``{model}`` are replaced by shell-quoted values; other braces are
 left alone, so ``awk '{print $1}'`` survives. The agent runs with the workspace as its
-working directory, in the attempt's sandbox; its whole process tree ends with it.
+working directory, in the attempt's sandbox; its whole process tree ends with it. When its
+program (or the interpreter a script names) is on this machine but could not be found or run
+inside the sandbox, the run says so and how to show it (:attr:`AgentRun.hint`): the sandbox
+hides ``/tmp`` and the home directory, and run by root its commands are not root.
 
 Example:
     >>> AgentCommand("my-agent --prompt {prompt_file} --tag {task_id}").render(
@@ -13,15 +16,18 @@ Example:
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from judgekit.errors import ConfigError
+from judgekit.errors import ConfigError, render_options
 from judgekit.execute.process import ProcessOutcome
+from judgekit.execute.sandbox import Sandbox
 
 if TYPE_CHECKING:
     from judgekit.execute.workspace import Workspace
@@ -57,6 +63,7 @@ class AgentSettings(Protocol):
     model: str | None
     agent_timeout_s: float | None
     agent_network: bool
+    sandbox: Sandbox
 
     def environment(self, task_env: Mapping[str, str], *, agent: bool) -> dict[str, str]:
         """A command's environment: clean, the task's variables, then the given ones."""
@@ -75,6 +82,9 @@ class AgentRun:
     command: str
     outcome: ProcessOutcome
     transcript: str | None
+    hint: str | None = None
+    """Why the agent may not have started: its program is on this machine but not visible
+    inside the sandbox (and how to show it), or its user may not run it; else ``None``."""
 
 
 def run_agent(
@@ -107,4 +117,72 @@ def run_agent(
     transcript = None
     if transcript_file.is_file() and not transcript_file.is_symlink():
         transcript = transcript_file.read_text(encoding="utf-8", errors="replace")
-    return AgentRun(command=rendered, outcome=outcome, transcript=transcript)
+    hint = None
+    if outcome.exit_code in (126, 127) and settings.sandbox.name != "none":
+        hint = unseen_program(rendered, outcome.stderr, full.get("PATH", ""))
+    return AgentRun(command=rendered, outcome=outcome, transcript=transcript, hint=hint)
+
+
+_UNSEEN = ("No such file or directory", "not found", "bad interpreter")
+"""What a shell says of a program it cannot find."""
+
+
+def _program(command: str, path_var: str) -> tuple[str, str] | None:
+    """``(as written, path on this machine)`` of the program ``command`` starts with."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]):
+        words = words[1:]  # VAR=value before the program
+    if words and words[0] in ("exec", "env", "command", "nohup", "setsid"):
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    if not words:
+        return None
+    name = words[0]
+    if "/" not in name:
+        found = shutil.which(name, path=path_var or None)
+        return (name, found) if found else None
+    return (name, name) if os.path.isabs(name) else None  # relative: in the workspace
+
+
+def _interpreter(script: str) -> str | None:
+    """The absolute interpreter a script's ``#!`` line names, if any."""
+    try:
+        with open(script, "rb") as fh:
+            first = fh.readline(512)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    parts = first[2:].decode("utf-8", "replace").split()
+    return parts[0] if parts and os.path.isabs(parts[0]) else None
+
+
+def unseen_program(command: str, stderr: str, path_var: str) -> str | None:
+    """A hint when the shell inside the sandbox could not run the agent's program (or the
+    interpreter its script names) although it is on this machine: the sandbox hides it.
+
+    ``stderr`` is what the agent's shell said; ``path_var`` the agent's ``PATH``.
+    """
+    program = _program(command, path_var)
+    if program is None:
+        return None
+    written, host = program
+    candidates = [(written, host)]
+    interpreter = _interpreter(host)
+    if interpreter is not None:
+        candidates.insert(0, (interpreter, interpreter))
+    lines = stderr.splitlines()
+    for said, path in candidates:
+        if not os.path.exists(path):
+            continue
+        told = [line for line in lines if said in line]
+        if any("Permission denied" in line for line in told):
+            return (f"{path} cannot be run by the sandbox's unprivileged user (make it and "
+                    "the directories above it readable and executable by others)")
+        if any(word in line for line in told for word in _UNSEEN):
+            return render_options(
+                f"{path} is not visible inside the sandbox; {{option:agent_bind}} {path} "
+                "shows it")
+    return None

@@ -220,6 +220,8 @@ def _agent_and_tests(task: SuiteTask, fix: FixCommit, ws: Workspace, arm: str,
     if out.exit_code in (126, 127):
         result.harness_status = "agent_not_started"
         result.harness_error = f"agent command exited {out.exit_code}: " + _tail(out.stderr)[-300:]
+        if run.hint:
+            result.harness_error = f"{run.hint} ({result.harness_error.rstrip()})"
     result.agent_diff, left_out = split_excluded(ws.diff(), settings.infra_paths)
     hidden = [p for p in ws.ignored() if is_excluded(p, settings.infra_paths)]
     result.files_excluded = sorted({*left_out, *hidden})  # listed, never dropped silently

@@ -185,6 +185,7 @@ def run_shell(
     mark = uuid.uuid4().hex
     full_env = box.environment(dict(clean_environment() if env is None else env), spec)
     full_env[MARKER_VAR] = mark
+    box.prepare(spec)  # run by root, the sandbox's user gets the paths it may write
     argv = box.wrap([*_shell(), command], spec, Path(cwd))
     start = time.monotonic()
     try:

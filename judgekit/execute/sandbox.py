@@ -7,18 +7,29 @@ uses come back read-only (:mod:`judgekit.execute.hostview`), and directories bou
 agent (``SandboxSpec.binds``) are read-only too. The source repository and the mirror
 cache are hidden (an empty directory is mounted over them), so the fix commit cannot be
 read from there, and so are the host's control sockets (:data:`HOST_SOCKETS`: container
-engines, the session bus). The command runs in new user, PID, IPC and UTS namespaces
-and, unless network is allowed, a network namespace with only loopback. When the command's first
-process ends, or when judgekit kills it, the PID namespace ends and every process left in
-it (``setsid`` children included) is killed by the kernel.
+engines, the session bus). The command runs in new PID, IPC and UTS namespaces
+(and a user namespace, unless root runs judgekit) and, unless network is allowed, a network
+namespace with only loopback. When the command's first process ends, or when judgekit kills
+it, the PID namespace ends and every process left in it (``setsid`` children included) is
+killed by the kernel.
 
 The private ``HOME`` starts empty (or as a copy of the agent's seed home); anything a setup
 command downloads into it (a cargo registry, a pip cache) is there for the attempt's test
 command, which has no network.
 
+Commands never run as root and keep no capabilities (``--cap-drop ALL``, no new
+privileges). Run by an ordinary user, bwrap maps that user to an unprivileged user in a new
+user namespace. Run by root, a user namespace would not do: its users are still root outside,
+so every file only root may read (``/etc/shadow``) would be readable. Then bwrap builds the
+view with root's rights (so toolchains under ``/root`` can be shown) and the command drops to a
+real unprivileged user and group (:data:`SANDBOX_USER`, ``nobody``), without supplementary
+groups, before it starts (util-linux's ``setpriv``); the paths it may write are handed to that
+user first (:mod:`judgekit.execute.identity`).
+
 Limits (:class:`Limits`) are resource limits set before the sandbox starts: address space
-(memory) and number of processes (the process limit counts per user and is not enforced
-for root, which the PID namespace makes up for at the end of an attempt).
+(memory) and number of processes. The process limit counts the processes of the user a
+command runs as; since commands never run as root, it holds for every invoker (run by root,
+every attempt runs as :data:`SANDBOX_USER`, so the attempts running at once share it).
 
 When no sandbox can be used, :func:`choose_sandbox` refuses (:class:`SandboxUnavailable`)
 unless no sandbox was asked for: judgekit fails closed.
@@ -27,9 +38,12 @@ Example:
     >>> spec = SandboxSpec(writable=(Path("/w/repo"),), home=Path("/w/home"))
     >>> NoSandbox().wrap(["bash", "-c", "true"], spec, cwd=Path("/w/repo"))
     ['bash', '-c', 'true']
-    >>> argv = Bwrap().wrap(["true"], spec, cwd=Path("/w/repo"))
+    >>> argv = Bwrap(drop_to=None).wrap(["true"], spec, cwd=Path("/w/repo"))
     >>> argv[0], "--unshare-net" in argv, argv[-1]
     ('bwrap', True, 'true')
+    >>> root = Bwrap(drop_to=Identity(65534, 65534, "setpriv")).wrap(["true"], spec, cwd=Path("/w"))
+    >>> "--unshare-user" in root, root[root.index("--") + 1:root.index("--") + 3]
+    (False, ['setpriv', '--reuid=65534'])
 """
 
 from __future__ import annotations
@@ -45,7 +59,8 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from judgekit.errors import ConfigError
-from judgekit.execute.hostview import HostView, current_view
+from judgekit.execute.hostview import current_view
+from judgekit.execute.identity import SANDBOX_USER, Identity, Reach, hand_over, inside
 
 SandboxName = Literal["none", "bwrap"]
 SANDBOXES: tuple[SandboxName, ...] = ("none", "bwrap")
@@ -104,6 +119,10 @@ class Sandbox(Protocol):
 
     name: SandboxName
 
+    def prepare(self, spec: SandboxSpec) -> None:
+        """Make the paths ``spec`` lets a command write writable by the user it runs as."""
+        ...
+
     def wrap(self, argv: list[str], spec: SandboxSpec, cwd: Path) -> list[str]: ...
 
     def environment(self, env: dict[str, str], spec: SandboxSpec) -> dict[str, str]: ...
@@ -113,6 +132,9 @@ class NoSandbox:
     """Commands run as judgekit's own user, with its view of the machine."""
 
     name: SandboxName = "none"
+
+    def prepare(self, spec: SandboxSpec) -> None:
+        return None
 
     def wrap(self, argv: list[str], spec: SandboxSpec, cwd: Path) -> list[str]:
         return list(argv)
@@ -135,46 +157,89 @@ agents under ``/run/user``): a read-only file system does not stop ``connect()``
 they are hidden."""
 
 
-def _inside(path: Path, other: Path) -> bool:
-    return path == other or other in path.parents
+def root_identity(setpriv: str = "setpriv") -> Identity:
+    """The identity root's commands drop to; :class:`SandboxUnavailable` without ``setpriv``."""
+    found = shutil.which(setpriv)
+    if not found:
+        raise SandboxUnavailable(
+            f"judgekit runs as root and the sandbox cannot drop to an unprivileged user: "
+            f"setpriv ({setpriv}, from util-linux) is not installed; install util-linux, or "
+            "run judgekit as an ordinary user")
+    return Identity(SANDBOX_USER[0], SANDBOX_USER[1], found)
+
+
+_AUTO = object()
 
 
 class Bwrap:
-    """bubblewrap: read-only host, writable workspace, private HOME and /tmp."""
+    """bubblewrap: read-only host, writable workspace, private HOME and /tmp.
+
+    ``drop_to`` is the unprivileged identity commands drop to when bwrap runs as root
+    (default: :data:`SANDBOX_USER` when this process is root, else none: bwrap's user
+    namespace maps the invoking user).
+    """
 
     name: SandboxName = "bwrap"
 
-    def __init__(self, executable: str = "bwrap") -> None:
+    def __init__(self, executable: str = "bwrap",
+                 drop_to: Identity | None | object = _AUTO) -> None:
         self.executable = executable
+        if drop_to is _AUTO:
+            drop_to = root_identity() if os.geteuid() == 0 else None
+        self.drop_to: Identity | None = drop_to  # type: ignore[assignment]
+
+    def prepare(self, spec: SandboxSpec) -> None:
+        """Hand the workspace and HOME to the identity root's commands drop to."""
+        if self.drop_to is None:
+            return
+        for path in _writable(spec):
+            hand_over(path, self.drop_to.uid, self.drop_to.gid)
 
     def wrap(self, argv: list[str], spec: SandboxSpec, cwd: Path) -> list[str]:
-        uid = os.getuid()
-        inner = 65534 if uid == 0 else uid  # never root inside: no way to remount /
-        gid = 65534 if uid == 0 else os.getgid()
-        out = [self.executable, "--die-with-parent", "--new-session",
-               "--unshare-user", "--uid", str(inner), "--gid", str(gid),
-               "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+        out = [self.executable, "--die-with-parent", "--new-session"]
+        if self.drop_to is None:  # bwrap runs as an ordinary user: map it, never root inside
+            uid = os.getuid()
+            out += ["--unshare-user", "--uid", str(uid), "--gid", str(os.getgid()),
+                    "--cap-drop", "ALL"]
+        else:  # as root: keep only what dropping to the unprivileged user needs
+            out += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
+                    "--cap-add", "CAP_SETPCAP"]
+        out += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
         if not spec.network:
             out.append("--unshare-net")
-        out += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-        writable = [Path(p).resolve() for p in spec.writable]
-        if spec.home is not None:
-            writable.append(Path(spec.home).resolve())
+        out += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        if self.drop_to is not None:
+            out += ["--perms", "1777"]  # for the user commands drop to
+        out += ["--tmpfs", "/tmp"]
+        writable = _writable(spec)
         tmp = Path("/tmp").resolve()
+        paths = Reach(self.drop_to, fresh=[tmp])
+        shown: list[tuple[Path, Path]] = []
         if spec.hide_homes:
-            out += _home_mounts(current_view(), agent=spec.agent, tmp=tmp)
-        for source, dest in spec.binds:
-            out += ["--ro-bind", str(Path(source).resolve()), str(dest)]
+            view = current_view()
+            for home in view.homes:
+                if not inside(home, tmp):  # under /tmp it is already hidden
+                    out += ["--tmpfs", str(home)]
+                    paths.emptied(home)
+            shown += [(p, p) for p in view.binds(agent=spec.agent) if p.exists()]
+        shown += [(Path(source).resolve(), Path(dest)) for source, dest in spec.binds]
+        for source, dest in shown:
+            out += paths.reach(dest) + ["--ro-bind", str(source), str(dest)]
+            paths.bind(dest)
         for hidden in (Path(p).resolve() for p in (*HOST_SOCKETS, *spec.hidden)):
-            if _inside(hidden, tmp) or hidden == Path("/") or not hidden.exists():
+            if inside(hidden, tmp) or hidden == Path("/") or not hidden.exists():
                 continue  # under /tmp it is already hidden
             if hidden.is_dir():
                 out += ["--tmpfs", str(hidden)]  # the workspace binds below stay visible
+                paths.emptied(hidden)
             else:
                 out += ["--ro-bind", "/dev/null", str(hidden)]  # a file or a socket
         for path in writable:
-            out += ["--bind", str(path), str(path)]
+            out += paths.reach(path) + ["--bind", str(path), str(path)]
+            paths.bind(path)
         out += ["--chdir", str(Path(cwd).resolve()), "--"]
+        if self.drop_to is not None:
+            out += self.drop_to.drop()
         return out + list(argv)
 
     def environment(self, env: dict[str, str], spec: SandboxSpec) -> dict[str, str]:
@@ -185,16 +250,11 @@ class Bwrap:
         return env
 
 
-def _home_mounts(view: HostView, *, agent: bool, tmp: Path) -> list[str]:
-    """Empty the host's homes, then show their toolchains again, read-only."""
-    out: list[str] = []
-    for home in view.homes:
-        if not _inside(home, tmp):  # under /tmp it is already hidden
-            out += ["--tmpfs", str(home)]
-    for path in view.binds(agent=agent):
-        if path.exists():
-            out += ["--ro-bind", str(path), str(path)]
-    return out
+def _writable(spec: SandboxSpec) -> list[Path]:
+    writable = [Path(p).resolve() for p in spec.writable]
+    if spec.home is not None:
+        writable.append(Path(spec.home).resolve())
+    return writable
 
 
 INSTALL_HINT = ("install it with apt-get install bubblewrap (Debian, Ubuntu), dnf install "
@@ -210,13 +270,25 @@ class SandboxUnavailable(ConfigError):
         super().__init__(f"no sandbox: {problem}")
 
 
+_PROBE = ["sh", "-c", 'test "$(id -u)" -ne 0 || { echo "the command still runs as root" >&2; '
+          "exit 1; }"]
+"""The trial command: it fails unless it runs as an unprivileged user."""
+
+
 @functools.lru_cache(maxsize=4)
-def bwrap_problem(executable: str = "bwrap") -> str | None:
-    """Why ``bwrap`` cannot be used here, or ``None`` when a trial sandbox works."""
+def bwrap_problem(executable: str = "bwrap", setpriv: str = "setpriv") -> str | None:
+    """Why ``bwrap`` cannot be used here, or ``None`` when a trial sandbox works.
+
+    Run by root, the trial also needs ``setpriv`` to drop to :data:`SANDBOX_USER`.
+    """
     found = shutil.which(executable)
     if not found:
         return f"bubblewrap ({executable}) is not installed; {INSTALL_HINT}"
-    probe = Bwrap(found).wrap(["true"], SandboxSpec(), cwd=Path("/"))
+    try:
+        box = Bwrap(found, drop_to=root_identity(setpriv) if os.geteuid() == 0 else None)
+    except SandboxUnavailable as exc:
+        return exc.problem
+    probe = box.wrap(list(_PROBE), SandboxSpec(), cwd=Path("/"))
     try:
         out = subprocess.run(probe, capture_output=True, text=True, timeout=30, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -224,6 +296,9 @@ def bwrap_problem(executable: str = "bwrap") -> str | None:
     if out.returncode != 0:
         lines = (out.stderr or "").strip().splitlines()
         why = lines[-1] if lines else f"exit {out.returncode}"
+        if box.drop_to is not None:
+            return (f"bubblewrap ({found}) cannot run a command as an unprivileged user here: "
+                    f"{why}")
         return (f"bubblewrap ({found}) does not work here: {why} (it needs unprivileged user "
                 "namespaces: kernel.unprivileged_userns_clone=1, or a container that allows "
                 "them)")
@@ -242,4 +317,4 @@ def choose_sandbox(requested: SandboxName | None) -> Sandbox:
     problem = bwrap_problem()
     if problem is not None:
         raise SandboxUnavailable(problem)
-    return Bwrap(shutil.which("bwrap") or "bwrap")
+    return Bwrap(shutil.which("bwrap") or "bwrap")  # run by root: drops to SANDBOX_USER
