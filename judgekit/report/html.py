@@ -43,13 +43,12 @@ def _warnings(inputs: ReportInputs) -> str:
     groups = warning_groups(inputs)
     if not groups:
         return ""
-    n = sum(len(g.items) for g in groups)
-    parts = [f'<aside class="warnings" id="warnings" role="alert"><h2>{n} warning'
-             f'{"s" if n != 1 else ""} to read before the numbers</h2><ul class="wgroups">']
+    parts = ['<aside class="warnings" id="warnings" role="alert"><h2>Warnings to read before '
+             'the numbers</h2><ul class="wgroups">']
     for g in groups:
-        items = "".join(f"<li>{e(w)}</li>" for w in g.items)
+        items = "".join(f"<li>{e(w)}</li>" for w in [*g.notes, *g.items])
         why = f' <span class="why">{e(g.why)}</span>' if g.why else ""
-        parts.append(f'<li><details><summary><strong>{e(g.title)}: {len(g.items)}</strong>'
+        parts.append(f'<li><details><summary><strong>{e(g.title)}: {g.n}</strong>'
                      f"{why}</summary><ul>{items}</ul></details></li>")
     return "".join(parts) + "</ul></aside>"
 

@@ -10,6 +10,8 @@ Example:
 
 from __future__ import annotations
 
+from html import escape
+
 from judgekit.report.content import ResultEntry, task_views
 from judgekit.report.format import num, seconds
 from judgekit.report.judged import verdict_of
@@ -34,7 +36,7 @@ def result_details(s: ScoredResult, run: RunResult | None) -> list[str]:
     if run is None:
         return []
     title = f"{s.task_id} / {s.arm} / attempt {s.attempt}: diff and test output"
-    lines = ["<details>", f"<summary>{title.replace('<', '&lt;')}</summary>", ""]
+    lines = ["<details>", f"<summary>{escape(title, quote=False)}</summary>", ""]
     diff = (run.agent_diff or "").splitlines()
     if diff:
         more = f" (first {DIFF_LINES} of {len(diff)} lines)" if len(diff) > DIFF_LINES else ""
