@@ -154,7 +154,7 @@ def closing_lines(summary: EvalSummary, report: Path | None, *,
                      + _counts(run.states.get("valid", 0), run.states.get("unscored", 0),
                                run.states.get("error", 0), skipped,
                                run.skipped.get("too_long_for_context", 0))
-                     + f"; {run.n_calls} judge answers asked for{_cached(run.n_cached)}; "
+                     + f"; {run.n_calls} calls{_cached(run.n_cached)}; "
                        f"spend ${cost:.4f}")
     elif pairwise_asked and not judging_skipped:
         lines.append("pairwise: not run")

@@ -213,8 +213,8 @@ def _jury_lines(summary: Any) -> list[str]:
              f"alpha) {'undefined' if alpha is None else f'{alpha:.2f}'}"]
     for label, m in jury.members.items():
         run, rel = m.run, m.judge_reliability
-        calls = (f"{run.n_calls} judge answers asked for, {run.n_cached} verdicts from the "
-                 f"cache, ${run.cost_usd:.4f}" if run is not None else "no calls")
+        calls = (f"{run.n_calls} calls, {run.n_cached} verdicts from the cache, "
+                 f"${run.cost_usd:.4f}" if run is not None else "no calls")
         if label in jury.reused_judges:
             calls = "verdicts reused from the judged output, no call"
         flag = "; flagged" if rel is not None and rel.flagged else ""
