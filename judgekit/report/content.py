@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 
 from judgekit.audit import AuditRecord
 from judgekit.pairwise import PairRecord
+from judgekit.pairwise.models import PairDimensionStats
 from judgekit.report.format import num, pct
 from judgekit.report.load import ReportInputs
 from judgekit.ingest import RunResult
 from judgekit.scoring import ArmStats, Comparison, ScoredResult
+from judgekit.summary import EvalSummary
 
 
 @dataclass
@@ -118,6 +120,44 @@ def warning_groups(inputs: ReportInputs) -> list[WarningGroup]:
             "The judge's answer could not be used (invalid after re-asking, or the call failed); "
             "these items have no verdict and are left out of the counts.", unscored))
     return result + ([other] if other.items else [])
+
+
+def drawn_line(name: str, dims: Sequence[tuple[str, PairDimensionStats]]) -> str | None:
+    """One line for an arm pair whose every verdict was a draw (no win in any dimension),
+    said instead of its tables and charts; ``None`` when a dimension has a win.
+
+    Example:
+        >>> drawn_line("a vs b", [("minimality", PairDimensionStats(draws=3, n=3))])
+        'a vs b: every verdict was a draw (3 draws in minimality); neither arm won a comparison.'
+    """
+    if not dims or any(s.wins_a or s.wins_b for _, s in dims):
+        return None
+    draws = sum(s.draws for _, s in dims)
+    if not draws:
+        return None
+    missing = sum(s.n_unscored or s.unscored + s.error for _, s in dims)
+    return (f"{name}: every verdict was a draw ({draws} draws in "
+            f"{', '.join(d for d, _ in dims)})"
+            + (f", {missing} without a verdict" if missing else "")
+            + "; neither arm won a comparison.")
+
+
+def size_drawn(summary: EvalSummary, who: str, name: str) -> bool:
+    """Whether the judge ``who`` names (``" (judge X)"``; else the main or the jury's
+    verdicts) drew every verdict of the arm pair ``name``: patch size has no win to explain."""
+    pw = summary.pairwise
+    if pw is None:
+        return False
+    stats = pw.pairs().get(name, {})
+    if who.startswith(" (judge ") and pw.jury is not None:
+        member = pw.jury.members.get(who[len(" (judge "):-1])
+        stats = member.pairs.get(name, {}) if member is not None else {}
+    return drawn_line(name, list(stats.items())) is not None
+
+
+#: The patch-size section when no arm pair has a decisive verdict.
+SIZE_ALL_DRAWN = ("Patch size: every pairwise verdict was a draw, so there is no win for "
+                  "patch size to explain.")
 
 
 def unscored_verdicts(inputs: ReportInputs) -> list[str]:

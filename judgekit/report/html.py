@@ -75,7 +75,7 @@ def _arms(summary: EvalSummary) -> str:
     extra_head = ["pass rate, clustered [95% CI]", "F1, clustered [95% CI]"] if clustered else []
     tbl = table(["arm", "n", "pass rate [95% CI]", "F1 [95% CI]", *extra_head,
                  "source F1 [95% CI]", "precision", "recall", "median duration",
-                 "p90 duration", "cost", "test statuses"], rows,
+                 "p90 duration", "cost", "test statuses"], rows, cls="arms",
                 numeric=range(1, 10 + len(extra_head)))
     cluster_text = (k.clusters_sentence(summary.clusters) if clustered
                     else k.clusters_note(summary.clusters))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from judgekit.audit import AuditRecord
 from judgekit.report import judged as j
+from judgekit.report.content import SIZE_ALL_DRAWN, drawn_line, size_drawn
 from judgekit.report.format import pct
 from judgekit.report.load import ReportInputs
 from judgekit.report.markdown_blocks import md, table
@@ -77,6 +78,10 @@ def pairwise_section(summary: EvalSummary) -> list[str]:
     for note in summary.pairwise_run.notes if summary.pairwise_run is not None else []:
         lines += [f"> {md(note, block=False)}", ""]
     for v in views:
+        drawn = drawn_line(v.name, v.dimensions)
+        if drawn is not None:  # one line, not a table of draws
+            lines += [md(drawn), ""]
+            continue
         rows = [[dim, s.wins_a, s.draws, s.wins_b, j.win_rate(s), pct(s.position_consistency),
                  pct(s.first_slot_preference), j.unscored_count(s)] for dim, s in v.dimensions]
         lines += [f"### {md(v.name, block=False)}", ""] + table(
@@ -110,9 +115,16 @@ def _jury(summary: EvalSummary, jury: JurySummary) -> list[str]:
 
 def _size(summary: EvalSummary) -> list[str]:
     sources = size_sources(summary)
+    if sources and all(size_drawn(summary, who, v.name) for who, views in sources
+                       for v in views):
+        return [SIZE_ALL_DRAWN, ""]
     lines = ["## Patch size", "", SIZE_HELP, ""] if sources else []
     for who, views in sources:
         for v in views:
+            if size_drawn(summary, who, v.name):
+                lines += [f"{md(v.name + who)}: every verdict was a draw; no win for patch "
+                          "size to explain.", ""]
+                continue
             lines += [f"### {md(v.name + who, block=False)}", ""] + table(size_header(v), size_rows(v))
             for dim, c in v.dimensions:
                 if c.by_ratio:
