@@ -52,6 +52,18 @@ def table(header: Sequence[object], rows: Sequence[Sequence[object]]) -> list[st
     return lines + [""]
 
 
+def pre(text: str) -> list[str]:
+    """An HTML ``<pre>`` block of ``text``, escaped, for inside ``<details>``: inert in every
+    renderer (CommonMark ends it only at ``</pre>``, which the escaped text cannot hold; a
+    renderer that passes the whole ``<details>`` through as HTML shows the entities).
+
+    Example:
+        >>> pre("+<script>\\n\\n-x")
+        ['<pre>', '+&lt;script&gt;\\n\\n-x', '</pre>']
+    """
+    return ["<pre>", "".join(_ENTITIES.get(ch, ch) for ch in text.rstrip("\n")), "</pre>"]
+
+
 def fence(text: str, lang: str = "") -> list[str]:
     """A fenced block whose fence is longer than any backtick run inside ``text``."""
     longest = max(map(len, _BACKTICKS.findall(text)), default=0)

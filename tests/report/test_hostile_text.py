@@ -7,6 +7,7 @@ import io
 import re
 from pathlib import Path
 
+import markdown
 from markdown_it import MarkdownIt
 from rich.console import Console
 
@@ -28,14 +29,23 @@ TASK = f"t-{SCRIPT}_x_{ESCAPES}"
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
-def _html_of_markdown(text: str) -> str:
-    """report.md as a renderer that allows raw HTML shows it."""
-    return MarkdownIt("commonmark", {"html": True}).render(text)
+def _renderings(text: str) -> list[str]:
+    """report.md as renderers that pass raw HTML through show it: CommonMark, and
+    Python-Markdown bare (no fenced code: a ``<details>`` block is passed through whole)
+    and with its usual extensions."""
+    return [MarkdownIt("commonmark", {"html": True}).render(text), markdown.markdown(text),
+            markdown.markdown(text, extensions=["fenced_code", "tables"])]
+
+
+#: A diff that would end a fence, open raw HTML and hold blank lines.
+DIFF = ("diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1,5 @@\n+```\n+"
+        + SCRIPT + "\n\n+</pre></details><img src=x onerror=alert(2)>\n+*x*\n")
 
 
 def _hostile_runs(tmp_path: Path) -> Path:
     runs = [result(t, arm, kind) for t, kind in ((TASK, "failed"), ("calc-2", "passed"))
             for arm in (ARM, "plain")]
+    runs = [r.model_copy(update={"agent_diff": DIFF}) for r in runs]
     return write_runs(tmp_path / "runs.json", runs)
 
 
@@ -50,10 +60,11 @@ def test_script_in_arm_and_task_is_inert_in_report_md_and_html(tmp_path: Path) -
     res = evaluate([_hostile_runs(tmp_path)], keep_runs=True)
     out = tmp_path / "out"
     write_reports(res, out)
-    rendered = _html_of_markdown((out / "report.md").read_text(encoding="utf-8"))
-    assert "<script" not in rendered and "&lt;script&gt;" in rendered
-    assert "<em>bold</em>" not in rendered and "*bold*" in rendered
-    assert "_x_" in rendered
+    for rendered in _renderings((out / "report.md").read_text(encoding="utf-8")):
+        assert "<script" not in rendered and "&lt;script&gt;" in rendered
+        assert "<em>bold</em>" not in rendered and "*bold*" in rendered
+        assert "_x_" in rendered
+        assert "<img" not in rendered and "+&lt;/pre&gt;&lt;/details&gt;&lt;img" in rendered
     page = (out / "report.html").read_text(encoding="utf-8")
     assert page.count("<script") == 1  # the report's own script, at the end of the page
     assert SCRIPT not in page
@@ -62,9 +73,9 @@ def test_script_in_arm_and_task_is_inert_in_report_md_and_html(tmp_path: Path) -
 def test_script_in_verdict_text_is_inert_in_report_md(judged_dir: Path) -> None:
     text = (judged_dir / "report.md").read_text(encoding="utf-8")
     assert "<script" not in text and "<img" not in text
-    rendered = _html_of_markdown(text)
-    assert "<script" not in rendered and "<img" not in rendered
-    assert "&lt;script&gt;" in rendered
+    for rendered in _renderings(text):
+        assert "<script" not in rendered and "<img" not in rendered
+        assert "&lt;script&gt;" in rendered
     page = (judged_dir / "report.html").read_text(encoding="utf-8")
     assert page.count("<script") == 1 and "<img" not in page
 
