@@ -184,8 +184,11 @@ def closing_lines(summary: EvalSummary, report: Path | None, *,
 
 
 def audit_cached(result: object) -> int | None:
-    """How many of the audit's records were answered from the cache (``None``: no audit)."""
+    """How many of the audit's records were answered from the cache (``None``: no audit
+    was run now, or its verdicts were carried over from a judged output)."""
     audit = getattr(result, "audit", None)
+    if getattr(audit, "carried_over", False):
+        return None
     records = getattr(audit, "records", None)
     return None if records is None else sum(1 for r in records if getattr(r, "cached", False))
 
