@@ -101,3 +101,17 @@ def test_printable_strips_sequences_and_controls_but_keeps_text() -> None:
     assert printable("tab\tnew\nline\r\x00\x7f") == "tab\tnew\nline"
     assert printable("\u202eevil") == "evil"
     assert printable("naïve – ok") == "naïve – ok"
+
+
+def test_pairwise_terminal_strips_sequences_from_judge_text(judged_dir: Path) -> None:
+    from judgekit.report.load import load_summary
+
+    summary = load_summary(judged_dir / "summary.json")
+    rel = summary.pairwise.judge_reliability
+    rel.message = f"leans first {ESCAPES}[/]{SCRIPT}"
+    summary.pairwise_run.judge = f"judge{ESCAPES}[bold]"
+    buffer = io.StringIO()
+    print_pairwise(summary, console=Console(file=buffer, width=200, force_terminal=False))
+    printed = buffer.getvalue()
+    assert not CONTROL.search(printed.replace("\n", ""))
+    assert f"leans first [/]{SCRIPT}" in printed and "judge[bold]" in printed
