@@ -105,7 +105,8 @@ def _jury(summary: EvalSummary, jury: JurySummary) -> list[str]:
         arm_a, arm_b = pair.split(" vs ", 1)
         for dim in pair_dimensions(summary, pair):
             rows = [jury_cells(r) for r in jury_rows(summary, pair, dim)]
-            lines += [f"### {md(pair, block=False)}: {md(dim, block=False)}", ""] + table(jury_header(arm_a, arm_b), rows)
+            lines += [f"### {md(pair, block=False)}: {md(dim, block=False)}", ""]
+            lines += table(jury_header(arm_a, arm_b), rows)
     for label, m in jury.members.items():
         if m.judge_reliability is not None:
             lines += [f"- **{md(label, block=False)}** "
@@ -125,7 +126,8 @@ def _size(summary: EvalSummary) -> list[str]:
                 lines += [f"{md(v.name + who)}: every verdict was a draw; no win for patch "
                           "size to explain.", ""]
                 continue
-            lines += [f"### {md(v.name + who, block=False)}", ""] + table(size_header(v), size_rows(v))
+            lines += [f"### {md(v.name + who, block=False)}", ""]
+            lines += table(size_header(v), size_rows(v))
             for dim, c in v.dimensions:
                 if c.by_ratio:
                     lines.append(f"- {md(dim, block=False)}, win rate of "

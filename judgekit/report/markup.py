@@ -6,8 +6,10 @@ else, never inserted as markup.
 Example:
     >>> e("<script>")
     '&lt;script&gt;'
-    >>> table(["a"], [["<b>"]])
-    '<div class="wrap"><table><thead><tr><th>a</th></tr></thead><tbody><tr><td>&lt;b&gt;</td></tr></tbody></table></div>'
+    >>> table(["a"], [["<b>"]])[:59]
+    '<div class="wrap"><table><thead><tr><th>a</th></tr></thead>'
+    >>> table(["a"], [["<b>"]])[59:]
+    '<tbody><tr><td>&lt;b&gt;</td></tr></tbody></table></div>'
 """
 
 from __future__ import annotations
