@@ -20,7 +20,8 @@ from pathlib import Path
 
 from judgekit.engine.accounting import JudgeRun
 from judgekit.errors import ConfigError, JudgekitError
-from judgekit.report.format import pct
+from judgekit.report.content import unknown_range
+from judgekit.report.format import pct, printable
 from judgekit.report.outdir import OUTPUT_FILES, remove_stale
 from judgekit.ingest.models import ResultKey
 from judgekit.summary import EvalSummary
@@ -88,7 +89,9 @@ def _counts(valid: int, unscored: int, error: int, skipped: int,
 
 
 def judge_line(judge: JudgeRun) -> str:
-    """One line: the judge, how it was asked, and the requests it received."""
+    """One line: the judge, how it was asked, the requests its server received (retries
+    included, as ``summary.json``'s ``judge.calls``) and the tokens as ``summary.json`` counts
+    them (input tokens leave out the prompt cache's reads and writes, said apart)."""
     failed = ", ".join(f"{n} {cause}" for cause, n in sorted(judge.failed_calls.items()))
     mode = judge.structured_output
     how = ""
@@ -102,23 +105,42 @@ def judge_line(judge: JudgeRun) -> str:
                   f" ({judge.context.source}), {judge.context.n_fitted} requests cut to fit")
     cached = ""
     if judge.cache_read_tokens or judge.cache_write_tokens:
-        cached = (f" (prompt cache: {judge.cache_read_tokens} read, "
+        cached = (f" (and through the prompt cache: {judge.cache_read_tokens} read, "
                   f"{judge.cache_write_tokens} written; ${judge.cost_usd:.4f} where "
                   f"${judge.cost_without_cache_usd:.4f} without it)")
-    tokens_in = judge.input_tokens + judge.cache_read_tokens + judge.cache_write_tokens
-    return (f"judge: {judge.model}: {judge.calls} calls, {judge.answered} answered"
-            + (f", failed: {failed}" if failed else "")
-            + f"; tokens in {tokens_in}{cached}, out {judge.output_tokens}" + how + window)
+    return (f"judge: {judge.model}: {judge.calls} requests sent (retries included), "
+            f"{judge.answered} answered" + (f", failed: {failed}" if failed else "")
+            + f"; tokens in {judge.input_tokens}{cached}, out {judge.output_tokens}"
+            + how + window)
+
+
+def _pass_rates(summary: EvalSummary) -> str:
+    """Each arm's pass rate; the range its unknown outcomes leave open where it has any."""
+    parts = []
+    for name, a in summary.arms.items():
+        unknown, upper = unknown_range(a)
+        parts.append(f"{name} {pct(a.pass_rate)}" if not unknown else
+                     f"{name} {pct(a.pass_rate)}–{pct(upper)} ({unknown} unknown)")
+    return ", ".join(parts)
+
+
+def _cached(n: int | None) -> str:
+    if n is None:
+        return ""
+    return f"; {n} verdict{'s' if n != 1 else ''} from the cache"
 
 
 def closing_lines(summary: EvalSummary, report: Path | None, *,
                   judging_skipped: bool, pairwise_asked: bool = True,
-                  audit_asked: bool = True) -> list[str]:
-    """What happened, step by step: counts, spend, and where the report is.
+                  audit_asked: bool = True, audit_cached: int | None = None) -> list[str]:
+    """What happened, step by step: counts, spend, and where the report is. Every count is
+    the one ``summary.json`` holds (``audit_cached``: the audit's records answered from the
+    cache, as ``audit.jsonl`` marks them); values from data are printable (no control
+    sequences).
 
     When judging was skipped for want of a judge, the caller has said so in its own line.
     """
-    arms = ", ".join(f"{name} {pct(a.pass_rate)}" for name, a in summary.arms.items())
+    arms = _pass_rates(summary)
     lines = [f"scored {len(summary.results)} results of "
              f"{len({r.task_id for r in summary.results})} tasks in {len(summary.arms)} arms"
              + (f" (pass rate: {arms})" if arms else "")]
@@ -132,7 +154,7 @@ def closing_lines(summary: EvalSummary, report: Path | None, *,
                      + _counts(run.states.get("valid", 0), run.states.get("unscored", 0),
                                run.states.get("error", 0), skipped,
                                run.skipped.get("too_long_for_context", 0))
-                     + f"; {run.n_calls} calls, {run.n_cached} from the cache; "
+                     + f"; {run.n_calls} calls{_cached(run.n_cached)}; "
                        f"spend ${cost:.4f}")
     elif pairwise_asked and not judging_skipped:
         lines.append("pairwise: not run")
@@ -144,7 +166,7 @@ def closing_lines(summary: EvalSummary, report: Path | None, *,
                      + _counts(audit.n_valid, audit.n_unscored, audit.n_error,
                                (audit.n_skipped_cost or 0) + sum(audit.skipped.values()),
                                audit.skipped.get("too_long_for_context", 0))
-                     + f"; spend ${cost:.4f}")
+                     + f"{_cached(audit_cached)}; spend ${cost:.4f}")
     elif audit_asked and not judging_skipped:
         lines.append("audit: not run")
     if summary.judge is not None:
@@ -158,14 +180,24 @@ def closing_lines(summary: EvalSummary, report: Path | None, *,
                          + (f" and {len(names) - 5} more" if len(names) > 5 else ""))
     if report is not None:
         lines.append(f"report: {report}")
-    return lines
+    return [printable(line) for line in lines]
+
+
+def audit_cached(result: object) -> int | None:
+    """How many of the audit's records were answered from the cache (``None``: no audit
+    was run now, or its verdicts were carried over from a judged output)."""
+    audit = getattr(result, "audit", None)
+    if getattr(audit, "carried_over", False):
+        return None
+    records = getattr(audit, "records", None)
+    return None if records is None else sum(1 for r in records if getattr(r, "cached", False))
 
 
 def tasks_line(result: object) -> str | None:
     """What ``--tasks`` filled and which tasks it could not match (one line), when the
     evaluation kept its enrichment report (``EvalResult.enrichment``)."""
     report = getattr(result, "enrichment", None)
-    return report.message() if report is not None else None
+    return printable(report.message()) if report is not None else None
 
 
 def incomplete(summary: EvalSummary) -> bool:

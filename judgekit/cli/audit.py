@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     if config.dry_run:
         say("audit: dry run, no call made, nothing written")
         return 0
-    from judgekit.cli._output import EXIT_INCOMPLETE, closing_lines, incomplete
+    from judgekit.cli._output import EXIT_INCOMPLETE, audit_cached, closing_lines, incomplete
     from judgekit.summary import summary_of
 
     summary = summary_of(result)
@@ -89,12 +89,14 @@ def run(args: argparse.Namespace) -> int:
     if stopped:  # the engine's notice already said so, in one line, when it happened
         return 1
     code = report_errors(result.audit)
-    for line in closing_lines(summary, report, judging_skipped=False, pairwise_asked=False):
+    for line in closing_lines(summary, report, judging_skipped=False, pairwise_asked=False,
+                              audit_cached=audit_cached(result)):
         say(line)
     return EXIT_INCOMPLETE if code == 0 and incomplete(summary) else code
 
 
 def _print(audit: AuditSummary) -> None:
     from judgekit.report.audit_text import audit_lines
+    from judgekit.report.format import printable
 
-    print("\n".join(audit_lines(audit, markdown=False)))
+    print(printable("\n".join(audit_lines(audit, markdown=False))))

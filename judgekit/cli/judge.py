@@ -142,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
 def finish(args: argparse.Namespace, result: Any, summary: Any, report: Any, *,
            out: Any, skipped: bool, pairwise: bool, audit: bool) -> int:
     """Print the summary (or, with ``out`` written, the closing lines); the exit code."""
-    from judgekit.cli._output import EXIT_INCOMPLETE, closing_lines, incomplete
+    from judgekit.cli._output import EXIT_INCOMPLETE, audit_cached, closing_lines, incomplete
+    from judgekit.report.format import printable
 
     table = not args.json and not out
     if args.json:
@@ -156,10 +157,10 @@ def finish(args: argparse.Namespace, result: Any, summary: Any, report: Any, *,
         return 1
     code = _report_failures(result)
     lines = closing_lines(summary, report, judging_skipped=skipped, pairwise_asked=pairwise,
-                          audit_asked=audit)
+                          audit_asked=audit, audit_cached=audit_cached(result))
     at = next((i + 1 for i, x in enumerate(lines) if x.startswith("pairwise: ")), len(lines))
     for line in lines[:at] + _jury_lines(summary) + lines[at:]:
-        say(line)
+        say(printable(line))
     if code == 0 and incomplete(summary):
         say("incomplete: the cost cap stopped judging before every item was asked "
             "(raise --max-cost to finish; answers so far are cached)")
@@ -181,6 +182,7 @@ def auth_stop(result: Any) -> str | None:
 def _report_failures(result: Any) -> int:
     """One stderr line per step whose calls failed; exit 1 when every call of a step did."""
     from judgekit.cli._pipeline import report_errors
+    from judgekit.report.format import printable
 
     code = 0
     for label, part in _judge_parts(result.pairwise):
@@ -192,8 +194,8 @@ def _report_failures(result: Any) -> int:
                 first = next((o.reason for r in hit for o in r.orders
                               if o.state == state and not o.skipped_cost and o.reason),
                              "unknown")
-                say(f"pairwise{label}: {len(hit)} of {len(asked)} comparisons ended "
-                    f"{state} (first: {first})")
+                say(printable(f"pairwise{label}: {len(hit)} of {len(asked)} comparisons "
+                              f"ended {state} (first: {first})"))
         if asked and all(any(o.state == "error" for o in r.orders) for r in asked):
             code = 1
     if result.audit is not None and not getattr(result.audit, "carried_over", False):
@@ -211,8 +213,8 @@ def _jury_lines(summary: Any) -> list[str]:
              f"alpha) {'undefined' if alpha is None else f'{alpha:.2f}'}"]
     for label, m in jury.members.items():
         run, rel = m.run, m.judge_reliability
-        calls = f"{run.n_calls} calls, {run.n_cached} from the cache, ${run.cost_usd:.4f}" \
-            if run is not None else "no calls"
+        calls = (f"{run.n_calls} calls, {run.n_cached} verdicts from the cache, "
+                 f"${run.cost_usd:.4f}" if run is not None else "no calls")
         if label in jury.reused_judges:
             calls = "verdicts reused from the judged output, no call"
         flag = "; flagged" if rel is not None and rel.flagged else ""

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from judgekit.report.judged import audit_jury_lines
+from judgekit.report.markdown_blocks import cell, md
 from judgekit.summary import AuditSummary, SuspectRun
 
 
@@ -27,9 +28,10 @@ def _run_name(run: SuspectRun) -> str:
 def audit_lines(audit: AuditSummary | dict[str, Any], markdown: bool = True) -> list[str]:
     """Lines of the audit section; plain text when ``markdown`` is false."""
     a = audit if isinstance(audit, AuditSummary) else AuditSummary.model_validate(audit)
+    t = (lambda x: md(x, block=False)) if markdown else str  # values from data
     h = "## " if markdown else ""
     b = "**" if markdown else ""
-    out = [f"{h}Audit of failed results (rubric {a.rubric or '?'})", ""]
+    out = [f"{h}Audit of failed results (rubric {t(a.rubric or '?')})", ""]
     skipped = (f", {a.n_skipped_cost} not audited (cost cap)" if a.n_skipped_cost else "")
     out.append(
         f"{a.n_failed} results did not pass: {a.n_valid} valid verdicts, "
@@ -38,29 +40,31 @@ def audit_lines(audit: AuditSummary | dict[str, Any], markdown: bool = True) -> 
         + (f"; {a.n_evidence_unverified} valid verdicts quote text not found in the "
            "materials" if a.n_evidence_unverified else "") + ".")
     if a.by_type:
-        out.append("By defect: " + ", ".join(f"{k} {v}" for k, v in a.by_type.items()) + ".")
+        out.append("By defect: " + ", ".join(f"{t(k)} {v}" for k, v in a.by_type.items())
+                   + ".")
     jury, disagreements = audit_jury_lines(a)
     if jury:
-        out += [jury] + [f"- {d}" for d in disagreements]
+        out += [t(jury)] + [f"- {t(d)}" for d in disagreements]
     out.append("")
-    suspected = [t for t in a.tasks if t.suspected]
+    suspected = [x for x in a.tasks if x.suspected]
     out.append(f"{h}# Suspected defective tasks" if markdown else "Suspected defective tasks:")
     out.append("")
     if not suspected:
         out.append("None: no task has several results blaming the same defect.")
-    for t in suspected:
-        runs = ", ".join(_run_name(r) for r in t.runs)
-        out.append(f"- {b}{t.task_id}{b}: {t.suspected_type}, blamed by {t.n_ife} of "
-                   f"{t.n_valid} valid verdicts" + (f"; runs: {runs}" if runs else ""))
+    for task in suspected:
+        runs = ", ".join(_run_name(r) for r in task.runs)
+        out.append(f"- {b}{t(task.task_id)}{b}: {t(task.suspected_type)}, blamed by "
+                   f"{task.n_ife} of {task.n_valid} valid verdicts"
+                   + (f"; runs: {t(runs)}" if runs else ""))
     out.append("")
-    others = [t for t in a.tasks if not t.suspected]
+    others = [x for x in a.tasks if not x.suspected]
     if others and markdown:
         out += ["### Other audited tasks", "",
                 "| task | audited | valid | score 1 | passed | types |",
                 "|---|---|---|---|---|---|"]
-        for t in others:
-            types = ", ".join(f"{k} {v}" for k, v in t.by_type.items()) or "–"
-            out.append(f"| {t.task_id} | {t.n_audited} | {t.n_valid} | {t.n_ife} | "
-                       f"{t.n_passed} | {types} |")
+        for task in others:
+            types = ", ".join(f"{k} {v}" for k, v in task.by_type.items()) or "–"
+            out.append(f"| {cell(task.task_id)} | {task.n_audited} | {task.n_valid} | "
+                       f"{task.n_ife} | {task.n_passed} | {cell(types)} |")
         out.append("")
     return out

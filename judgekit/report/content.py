@@ -18,55 +18,146 @@ from dataclasses import dataclass, field
 
 from judgekit.audit import AuditRecord
 from judgekit.pairwise import PairRecord
+from judgekit.pairwise.models import PairDimensionStats
 from judgekit.report.format import num, pct
 from judgekit.report.load import ReportInputs
 from judgekit.ingest import RunResult
 from judgekit.scoring import ArmStats, Comparison, ScoredResult
+from judgekit.summary import EvalSummary
 
 
 @dataclass
 class WarningGroup:
-    """Warnings of one kind, with a sentence on why they matter."""
+    """Warnings of one kind, with a sentence on why they matter.
+
+    ``count`` is how many there are (the results of the kind, from the summary's results,
+    where the summary lists only the first few); ``notes`` are the summary's lines about
+    the kind that are not one item each (an arm's total, a comparison's exclusions), shown
+    with the group but not counted.
+    """
 
     title: str
     why: str
     items: list[str] = field(default_factory=list)
+    count: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return len(self.items) if self.count is None else self.count
 
 
 _VACUOUS = ("The test command ran no test, whatever its exit code; these results count as "
             "non-passes of their arm and stay in the paired comparison.")
-_KINDS: tuple[tuple[str, str, str], ...] = (
-    ("unknown test outcome", "Unknown test outcomes",
+#: (marker of an item line, marker of a line about the kind, title, why). An item line
+#: starts with its marker; any other line holding either marker is a note of the group.
+_KINDS: tuple[tuple[str, str, str, str], ...] = (
+    ("unknown test outcome:", "unknown outcomes", "Unknown test outcomes",
      "The harness claimed an outcome but kept no test output to verify it; these results "
      "are not counted as passed, and the pass rate is shown as a range."),
-    ("vacuous (zero tests executed)", "Vacuous passes", _VACUOUS),
-    ("vacuous pass", "Vacuous passes", _VACUOUS),  # the wording of summaries written before
-    ("mixes serving models", "Mixed serving models",
+    ("vacuous (zero tests executed)", "vacuous results", "Vacuous passes", _VACUOUS),
+    ("vacuous pass", "vacuous results", "Vacuous passes", _VACUOUS),  # summaries before
+    ("arm ", "mixes serving models", "Mixed serving models",
      "An arm was served by more than one model; comparisons pair results of the same model."),
-    ("harness failure", "Harness failures",
+    ("harness failure (", "harness failures", "Harness failures",
      "The harness itself failed; these results count as errors, not as agent failures."),
 )
+#: The markers (as :data:`_KINDS` spells them) of the groups whose lines name results.
+_RESULT_KINDS = {"Unknown test outcomes", "Vacuous passes", "Harness failures"}
+
+
+def _kind_of(line: str) -> tuple[str, bool] | None:
+    """The group ``line`` belongs to, and whether it is one item (not a note)."""
+    for item, about, title, _ in _KINDS:
+        if title == "Mixed serving models":
+            if about in line:
+                return title, True
+        elif line.startswith(item):
+            return title, True
+    lowered = line.lower()
+    for item, about, title, _ in _KINDS:
+        if title in _RESULT_KINDS and (about in lowered or item.rstrip(":(") in lowered):
+            return title, False
+    return None
+
+
+def _result_counts(inputs: ReportInputs) -> dict[str, int]:
+    """How many results each result kind holds, counted as scoring counts them."""
+    results = inputs.summary.results
+    return {
+        "Vacuous passes": sum(r.test_status == "vacuous" for r in results),
+        "Harness failures": sum(r.test_status != "vacuous" and r.harness_status != "completed"
+                                for r in results),
+        "Unknown test outcomes": sum(r.test_status == "unknown" and r.harness_status
+                                     == "completed" for r in results),
+    }
 
 
 def warning_groups(inputs: ReportInputs) -> list[WarningGroup]:
-    """Group the summary's warnings by kind and add one group for unscored verdicts."""
-    groups = {title: WarningGroup(title, why) for _, title, why in _KINDS}
+    """Group the summary's warnings by kind and add one group for unscored verdicts.
+
+    A group that names results counts the results of its kind (the summary lists the first
+    few); its other lines are notes.
+    """
+    groups = {title: WarningGroup(title, why) for _, _, title, why in _KINDS}
     other = WarningGroup("Other warnings", "")
     for w in inputs.summary.warnings:
-        for marker, title, _ in _KINDS:
-            if marker in w:
-                groups[title].items.append(w)
-                break
-        else:
+        kind = _kind_of(w)
+        if kind is None:
             other.items.append(w)
+        elif kind[1]:
+            groups[kind[0]].items.append(w)
+        else:
+            groups[kind[0]].notes.append(w)
+    for title, n in _result_counts(inputs).items():
+        if groups[title].items or groups[title].notes:
+            groups[title].count = n
     unscored = unscored_verdicts(inputs)
-    result = [g for g in groups.values() if g.items]
+    result = [g for g in groups.values() if g.items or g.notes]
     if unscored:
         result.append(WarningGroup(
             "Unscored verdicts",
             "The judge's answer could not be used (invalid after re-asking, or the call failed); "
             "these items have no verdict and are left out of the counts.", unscored))
     return result + ([other] if other.items else [])
+
+
+def drawn_line(name: str, dims: Sequence[tuple[str, PairDimensionStats]]) -> str | None:
+    """One line for an arm pair whose every verdict was a draw (no win in any dimension),
+    said instead of its tables and charts; ``None`` when a dimension has a win.
+
+    Example:
+        >>> drawn_line("a vs b", [("minimality", PairDimensionStats(draws=3, n=3))])
+        'a vs b: every verdict was a draw (3 draws in minimality); neither arm won a comparison.'
+    """
+    if not dims or any(s.wins_a or s.wins_b for _, s in dims):
+        return None
+    draws = sum(s.draws for _, s in dims)
+    if not draws:
+        return None
+    missing = sum(s.n_unscored or s.unscored + s.error for _, s in dims)
+    return (f"{name}: every verdict was a draw ({draws} draws in "
+            f"{', '.join(d for d, _ in dims)})"
+            + (f", {missing} without a verdict" if missing else "")
+            + "; neither arm won a comparison.")
+
+
+def size_drawn(summary: EvalSummary, who: str, name: str) -> bool:
+    """Whether the judge ``who`` names (``" (judge X)"``; else the main or the jury's
+    verdicts) drew every verdict of the arm pair ``name``: patch size has no win to explain."""
+    pw = summary.pairwise
+    if pw is None:
+        return False
+    stats = pw.pairs().get(name, {})
+    if who.startswith(" (judge ") and pw.jury is not None:
+        member = pw.jury.members.get(who[len(" (judge "):-1])
+        stats = member.pairs.get(name, {}) if member is not None else {}
+    return drawn_line(name, list(stats.items())) is not None
+
+
+#: The patch-size section when no arm pair has a decisive verdict.
+SIZE_ALL_DRAWN = ("Patch size: every pairwise verdict was a draw, so there is no win for "
+                  "patch size to explain.")
 
 
 def unscored_verdicts(inputs: ReportInputs) -> list[str]:

@@ -43,13 +43,12 @@ def _warnings(inputs: ReportInputs) -> str:
     groups = warning_groups(inputs)
     if not groups:
         return ""
-    n = sum(len(g.items) for g in groups)
-    parts = [f'<aside class="warnings" id="warnings" role="alert"><h2>{n} warning'
-             f'{"s" if n != 1 else ""} to read before the numbers</h2><ul class="wgroups">']
+    parts = ['<aside class="warnings" id="warnings" role="alert"><h2>Warnings to read before '
+             'the numbers</h2><ul class="wgroups">']
     for g in groups:
-        items = "".join(f"<li>{e(w)}</li>" for w in g.items)
+        items = "".join(f"<li>{e(w)}</li>" for w in [*g.notes, *g.items])
         why = f' <span class="why">{e(g.why)}</span>' if g.why else ""
-        parts.append(f'<li><details><summary><strong>{e(g.title)}: {len(g.items)}</strong>'
+        parts.append(f'<li><details><summary><strong>{e(g.title)}: {g.n}</strong>'
                      f"{why}</summary><ul>{items}</ul></details></li>")
     return "".join(parts) + "</ul></aside>"
 
@@ -76,7 +75,7 @@ def _arms(summary: EvalSummary) -> str:
     extra_head = ["pass rate, clustered [95% CI]", "F1, clustered [95% CI]"] if clustered else []
     tbl = table(["arm", "n", "pass rate [95% CI]", "F1 [95% CI]", *extra_head,
                  "source F1 [95% CI]", "precision", "recall", "median duration",
-                 "p90 duration", "cost", "test statuses"], rows,
+                 "p90 duration", "cost", "test statuses"], rows, cls="arms",
                 numeric=range(1, 10 + len(extra_head)))
     cluster_text = (k.clusters_sentence(summary.clusters) if clustered
                     else k.clusters_note(summary.clusters))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from judgekit.audit import AuditRecord
 from judgekit.report import svg
+from judgekit.report.content import drawn_line
 from judgekit.report.format import pct
 from judgekit.report.html_jury import jury_html, size_html, size_plot
 from judgekit.report.judged import (
@@ -113,6 +114,10 @@ def pairwise_section(inputs: ReportInputs) -> str:
     run = inputs.summary.pairwise_run
     parts += [f'<p class="note">{e(n)}</p>' for n in (run.notes if run is not None else [])]
     for v in views:
+        drawn = drawn_line(v.name, v.dimensions)
+        if drawn is not None:  # one line, not a chart and a table of draws
+            parts.append(f'<p class="collapsed">{e(drawn)}</p>')
+            continue
         rows, side, table_rows = [], [], []
         for dim, s in v.dimensions:
             wa, wb, dr = float(s.wins_a), float(s.wins_b), float(s.draws)

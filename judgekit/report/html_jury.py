@@ -7,6 +7,7 @@ as tables and inline SVG.
 from __future__ import annotations
 
 from judgekit.report import svg
+from judgekit.report.content import SIZE_ALL_DRAWN, size_drawn
 from judgekit.report.format import pct
 from judgekit.report.judged import in_dimension_order
 from judgekit.report.markup import e, table
@@ -59,9 +60,15 @@ def size_html(summary: EvalSummary) -> str:
     sources = size_sources(summary)
     if not sources:
         return ""
+    if all(size_drawn(summary, who, v.name) for who, views in sources for v in views):
+        return f'<p class="collapsed" id="patch-size">{e(SIZE_ALL_DRAWN)}</p>'
     parts = [f'<h3 id="patch-size">Patch size</h3><p class="muted">{e(SIZE_HELP)}</p>']
     for who, views in sources:
         for v in views:
+            if size_drawn(summary, who, v.name):
+                parts.append(f'<p class="collapsed">{e(v.name + who)}: every verdict was a '
+                             "draw; no win for patch size to explain.</p>")
+                continue
             plots = "".join(_ratio_plot(v, dim, c) for dim, c in v.dimensions if c.by_ratio)
             parts.append(f"<h4>{e(v.name + who)}</h4>" + table(size_header(v), size_rows(v),
                                                                  numeric=range(1, 7))

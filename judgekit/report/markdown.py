@@ -20,7 +20,7 @@ from judgekit.report import clustering as k
 from judgekit.report import content as c
 from judgekit.report.format import interval, money, num, seconds
 from judgekit.report.load import ReportInputs
-from judgekit.report.markdown_blocks import table
+from judgekit.report.markdown_blocks import md, table
 from judgekit.report.markdown_judged import (
     audit_section,
     jury_and_size_sections,
@@ -38,8 +38,8 @@ def _warnings(inputs: ReportInputs) -> list[str]:
         return []
     lines = ["## Warnings", ""]
     for g in groups:
-        lines += [f"**{g.title}: {len(g.items)}.** {g.why}".rstrip(), ""]
-        lines += [f"- {w}" for w in g.items] + [""]
+        lines += [f"**{g.title}: {g.n}.** {g.why}".rstrip(), ""]
+        lines += [f"- {md(w)}" for w in [*g.notes, *g.items]] + [""]
     return lines
 
 
@@ -65,7 +65,7 @@ def _arms(summary: EvalSummary) -> list[str]:
         rows) + [c.SOURCE_F1_SENTENCE, ""]
     cluster_text = (k.clusters_sentence(summary.clusters) if clustered
                     else k.clusters_note(summary.clusters))
-    lines += [cluster_text, ""] if cluster_text else []
+    lines += [md(cluster_text), ""] if cluster_text else []
     if any(c.unknown_range(a)[0] for a in arms.values()):
         lines += ["Unknown: the harness claimed a result without keeping the test output that "
                   "would show it; the pass rate then lies in the range shown.", ""]
@@ -90,9 +90,9 @@ def _comparisons(summary: EvalSummary) -> list[str]:
     for comp in comps:
         pairing = c.pairing_sentence(comp)
         clustered = k.clustered_comparison_sentence(comp)
-        lines += [f"**{comp.arm_a} vs {comp.arm_b}**: {c.pass_sentence(comp)} "
-                  + (f"{pairing} " if pairing else "") + c.f1_sentence(comp)
-                  + (f" {clustered}" if clustered else ""), ""]
+        lines += [f"**{md(comp.arm_a)} vs {md(comp.arm_b)}**: " + md(
+            f"{c.pass_sentence(comp)} " + (f"{pairing} " if pairing else "")
+            + c.f1_sentence(comp) + (f" {clustered}" if clustered else ""), block=False), ""]
     return lines
 
 
@@ -103,14 +103,15 @@ def _calibration(inputs: ReportInputs) -> list[str]:
     lines = ["## Judge calibration against labels", ""]
     if cal.pairwise is not None:
         p = cal.pairwise
-        lines += [cv.pairwise_sentence(p), ""] + table(cv.PAIRWISE_HEADER, cv.pairwise_rows(p))
+        lines += [md(cv.pairwise_sentence(p)), ""] + table(cv.PAIRWISE_HEADER, cv.pairwise_rows(p))
         for name, a in [*p.judges.items(), *([("jury", p.jury)] if p.jury else [])]:
-            lines += [f"Confusion of {name} (verdicts by rows, gold labels by columns):", ""]
+            lines += [f"Confusion of {md(name)} (verdicts by rows, gold labels by columns):",
+                      ""]
             lines += table(cv.CONFUSION_HEADER, cv.confusion_rows(a))
             if a.kappa_note:
-                lines += [f"_{a.kappa_note}_", ""]
+                lines += [f"_{md(a.kappa_note, block=False)}_", ""]
     if cal.audit is not None:
-        lines += [cv.audit_sentence(cal.audit), ""]
+        lines += [md(cv.audit_sentence(cal.audit)), ""]
     return lines
 
 
@@ -123,7 +124,7 @@ def render_markdown(inputs: ReportInputs | EvalSummary | dict[str, Any]) -> str:
              f"{len(s.results)} results, {len({r.task_id for r in s.results})} tasks, "
              f"{len(s.arms)} arms.", ""]
     for note in s.notes:
-        lines += [f"> {note}", ""]
+        lines += [f"> {md(note, block=False)}", ""]
     lines += reliability_section(s) + _warnings(inputs) + _arms(s) + _comparisons(s)
     lines += pairwise_section(s) + jury_and_size_sections(s) + audit_section(inputs)
     lines += _calibration(inputs) + results_lines(inputs)

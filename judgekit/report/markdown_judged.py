@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from judgekit.audit import AuditRecord
 from judgekit.report import judged as j
+from judgekit.report.content import SIZE_ALL_DRAWN, drawn_line, size_drawn
 from judgekit.report.format import pct
 from judgekit.report.load import ReportInputs
-from judgekit.report.markdown_blocks import table
+from judgekit.report.markdown_blocks import md, table
 from judgekit.report.size_and_jury import (
     ALPHA_HELP,
     COST_HEADER,
@@ -43,8 +44,8 @@ def reliability_section(summary: EvalSummary) -> list[str]:
     rel = summary.pairwise.judge_reliability if summary.pairwise is not None else None
     if rel is None:
         return []
-    lines = ["## Judge reliability", "", j.reliability_headline(rel), ""]
-    lines += [f"- {f}" for f in j.reliability_facts(rel)] + [""]
+    lines = ["## Judge reliability", "", md(j.reliability_headline(rel)), ""]
+    lines += [f"- {md(f, block=False)}" for f in j.reliability_facts(rel)] + [""]
     if rel.by_dimension:
         lines += table(
             ["dimension", "position consistency", "preference fairness [95% CI]", "n"],
@@ -73,13 +74,17 @@ def pairwise_section(summary: EvalSummary) -> list[str]:
         return lines + ["_Pairwise judging was not run (use `judgekit judge` with a judge "
                         "model)._", ""]
     run_line = j.pairwise_run_line(summary)
-    lines += [run_line, ""] if run_line else []
+    lines += [md(run_line), ""] if run_line else []
     for note in summary.pairwise_run.notes if summary.pairwise_run is not None else []:
-        lines += [f"> {note}", ""]
+        lines += [f"> {md(note, block=False)}", ""]
     for v in views:
+        drawn = drawn_line(v.name, v.dimensions)
+        if drawn is not None:  # one line, not a table of draws
+            lines += [md(drawn), ""]
+            continue
         rows = [[dim, s.wins_a, s.draws, s.wins_b, j.win_rate(s), pct(s.position_consistency),
                  pct(s.first_slot_preference), j.unscored_count(s)] for dim, s in v.dimensions]
-        lines += [f"### {v.name}", ""] + table(
+        lines += [f"### {md(v.name, block=False)}", ""] + table(
             ["dimension", f"{v.arm_a} wins", "draws", f"{v.arm_b} wins",
              f"{v.arm_a} win rate [95% CI]", "position-consistency", "first-slot preference",
              "no verdict"], rows)
@@ -89,7 +94,7 @@ def pairwise_section(summary: EvalSummary) -> list[str]:
 def _jury(summary: EvalSummary, jury: JurySummary) -> list[str]:
     agreement = jury.agreement
     lines = ["## Jury", "", f"{len(jury.judges)} judges, each by flip-and-draw; the "
-             f"jury's verdict per dimension: {jury.rule}.", "",
+             f"jury's verdict per dimension: {md(jury.rule, block=False)}.", "",
              f"Agreement between the judges (Krippendorff's alpha): "
              f"{alpha_text(agreement.alpha, agreement.ci)}. {ALPHA_HELP}", ""]
     lines += table(["dimension", "alpha [95% CI]", "units"],
@@ -100,22 +105,33 @@ def _jury(summary: EvalSummary, jury: JurySummary) -> list[str]:
         arm_a, arm_b = pair.split(" vs ", 1)
         for dim in pair_dimensions(summary, pair):
             rows = [jury_cells(r) for r in jury_rows(summary, pair, dim)]
-            lines += [f"### {pair}: {dim}", ""] + table(jury_header(arm_a, arm_b), rows)
+            lines += [f"### {md(pair, block=False)}: {md(dim, block=False)}", ""]
+            lines += table(jury_header(arm_a, arm_b), rows)
     for label, m in jury.members.items():
         if m.judge_reliability is not None:
-            lines += [f"- **{label}** {judge_state(m.judge_reliability)}."]
+            lines += [f"- **{md(label, block=False)}** "
+                      f"{md(judge_state(m.judge_reliability), block=False)}."]
     return lines + ["", "### Cost per judge", ""] + table(COST_HEADER, cost_rows(jury.members))
 
 
 def _size(summary: EvalSummary) -> list[str]:
     sources = size_sources(summary)
+    if sources and all(size_drawn(summary, who, v.name) for who, views in sources
+                       for v in views):
+        return [SIZE_ALL_DRAWN, ""]
     lines = ["## Patch size", "", SIZE_HELP, ""] if sources else []
     for who, views in sources:
         for v in views:
-            lines += [f"### {v.name}{who}", ""] + table(size_header(v), size_rows(v))
+            if size_drawn(summary, who, v.name):
+                lines += [f"{md(v.name + who)}: every verdict was a draw; no win for patch "
+                          "size to explain.", ""]
+                continue
+            lines += [f"### {md(v.name + who, block=False)}", ""]
+            lines += table(size_header(v), size_rows(v))
             for dim, c in v.dimensions:
                 if c.by_ratio:
-                    lines.append(f"- {dim}, win rate of {v.arm_a} by size ratio: " + "; ".join(
+                    lines.append(f"- {md(dim, block=False)}, win rate of "
+                                 f"{md(v.arm_a, block=False)} by size ratio: " + "; ".join(
                         f"{b.bin} {pct(b.win_rate_a)} [{pct(b.ci[0]) if b.ci else '–'}, "
                         f"{pct(b.ci[1]) if b.ci else '–'}] (n={b.n})" for b in c.by_ratio))
             lines.append("")
@@ -129,7 +145,7 @@ def jury_and_size_sections(summary: EvalSummary) -> list[str]:
 
 
 def _quote(text: str, missing: bool) -> list[str]:
-    lines = ["> " + line for line in text.splitlines() or [""]]
+    lines = ["> " + md(line) for line in text.splitlines() or [""]]
     return lines + ([">", "> _(not found in the materials)_"] if missing else []) + [""]
 
 
@@ -141,7 +157,7 @@ def _verdict_facts(rec: AuditRecord, v: j.VerdictView) -> list[str]:
         lines.append(f"- samples: {rec.samples}, {pct(rec.agreement)} agree with "
                      "the majority")
     if rec.reason:
-        lines.append(f"- reason: {rec.reason}")
+        lines.append(f"- reason: {md(rec.reason, block=False)}")
     if state == "valid" and rec.verdict:
         ife = v.score == 1
         kind = rec.deficiency_type or v.deficiency_type
@@ -149,8 +165,10 @@ def _verdict_facts(rec: AuditRecord, v: j.VerdictView) -> list[str]:
                  else "quotes NOT found in the materials")
         lines += [f"- score: {v.score} "
                   f"({'task defect caused the failure' if ife else 'agent failure'}); "
-                  f"defect exists: {v.deficiency_exists}; caused the failure: "
-                  f"{v.deficiency_caused_failure}; category: {kind}",
+                  f"defect exists: {md(v.deficiency_exists, block=False)}; caused the "
+                  "failure: "
+                  f"{md(v.deficiency_caused_failure, block=False)}; category: "
+                  f"{md(kind, block=False)}",
                   f"- evidence check: {found}"]
     return lines + [""]
 
@@ -158,14 +176,14 @@ def _verdict_facts(rec: AuditRecord, v: j.VerdictView) -> list[str]:
 def verdict_lines(rec: AuditRecord, suspected: set[str], with_run: bool = False) -> list[str]:
     """One audit record: its verdict, reasoning, evidence and the evidence check."""
     v = j.verdict_of(rec)
-    head = "#### " + j.record_title(rec, with_run, " / ")
+    head = "#### " + md(j.record_title(rec, with_run, " / "), block=False)
     if rec.task_id in suspected:
         head += " (suspected defective task)"
     lines = [head, ""] + _verdict_facts(rec, v)
     for text, label in ((v.existence_reasoning, "Does a defect exist?"),
                         (v.causation_reasoning, "Did it cause the failure?")):
         if text:
-            lines += [f"*{label}* {text}", ""]
+            lines += [f"*{label}* {md(text)}", ""]
     quotes = j.evidence_list(v)
     for q in quotes:
         lines += _quote(q, bool(j.missing_in(q, rec.quotes_not_found)))
@@ -190,13 +208,13 @@ def audit_section(inputs: ReportInputs) -> list[str]:
               f"{audit.n_error} errors{skipped}.", ""]
     records = j.sorted_audit(inputs)
     run_line = j.audit_run_line(audit, records)
-    lines += [run_line, ""] if run_line else []
+    lines += [md(run_line), ""] if run_line else []
     jury, disagreements = j.audit_jury_lines(audit)
     if jury:
-        lines += [jury, ""] + [f"- {d}" for d in disagreements] + ([""] if disagreements
-                                                                  else [])
+        lines += [md(jury), ""] + [f"- {md(d, block=False)}" for d in disagreements] + (
+            [""] if disagreements else [])
     if suspected:
-        named = [f"{t} ({kinds[t]})" if t in kinds else t for t in suspected]
+        named = [md(f"{t} ({kinds[t]})" if t in kinds else t, block=False) for t in suspected]
         lines += [f"**Suspected defective tasks:** {', '.join(named)}", ""]
     else:
         lines += ["No task is suspected of being defective.", ""]

@@ -1,5 +1,6 @@
 """The results of the Markdown report: one table row per result, then each result's diff,
-test output and materials, folded.
+test output and materials, folded: inside ``<details>`` everything is HTML, escaped, so that
+it is inert whether a renderer reads the block as Markdown or passes it through as HTML.
 
 Example:
     >>> from judgekit.report.load import ReportInputs
@@ -10,11 +11,13 @@ Example:
 
 from __future__ import annotations
 
+from html import escape
+
 from judgekit.report.content import ResultEntry, task_views
 from judgekit.report.format import num, seconds
 from judgekit.report.judged import verdict_of
 from judgekit.report.load import ReportInputs
-from judgekit.report.markdown_blocks import fence, table
+from judgekit.report.markdown_blocks import pre, table
 from judgekit.ingest import RunResult
 from judgekit.scoring import ScoredResult
 
@@ -26,7 +29,8 @@ OUTPUT_LINES = 60
 def _tail(name: str, body: list[str]) -> list[str]:
     """The last lines of ``body`` under a heading that says how many were kept."""
     more = f" (last {OUTPUT_LINES} of {len(body)} lines)" if len(body) > OUTPUT_LINES else ""
-    return [f"{name}{more}:", ""] + fence("\n".join(body[-OUTPUT_LINES:])) + [""]
+    return [f"<p>{escape(name + more, quote=False)}:</p>", ""] + pre(
+        "\n".join(body[-OUTPUT_LINES:])) + [""]
 
 
 def result_details(s: ScoredResult, run: RunResult | None) -> list[str]:
@@ -34,18 +38,18 @@ def result_details(s: ScoredResult, run: RunResult | None) -> list[str]:
     if run is None:
         return []
     title = f"{s.task_id} / {s.arm} / attempt {s.attempt}: diff and test output"
-    lines = ["<details>", f"<summary>{title.replace('<', '&lt;')}</summary>", ""]
+    lines = ["<details>", f"<summary>{escape(title, quote=False)}</summary>", ""]
     diff = (run.agent_diff or "").splitlines()
     if diff:
         more = f" (first {DIFF_LINES} of {len(diff)} lines)" if len(diff) > DIFF_LINES else ""
-        lines += [f"Agent diff{more}:", ""] + fence("\n".join(diff[:DIFF_LINES]), "diff") + [""]
+        lines += [f"<p>Agent diff{more}:</p>", ""] + pre("\n".join(diff[:DIFF_LINES])) + [""]
     out = ((run.test.output if run.test else None) or "").splitlines()
     if out:
         lines += _tail("Test output", out)
     for name, text in sorted(run.materials.items()):
         lines += _tail(f"{name[:1].upper()}{name[1:]}", text.splitlines())
     if not diff and not out and not run.materials:
-        lines += ["No diff or test output was kept.", ""]
+        lines += ["<p>No diff or test output was kept.</p>", ""]
     return lines + ["</details>", ""]
 
 

@@ -6,8 +6,10 @@ else, never inserted as markup.
 Example:
     >>> e("<script>")
     '&lt;script&gt;'
-    >>> table(["a"], [["<b>"]])
-    '<table><thead><tr><th>a</th></tr></thead><tbody><tr><td>&lt;b&gt;</td></tr></tbody></table>'
+    >>> table(["a"], [["<b>"]])[:59]
+    '<div class="wrap"><table><thead><tr><th>a</th></tr></thead>'
+    >>> table(["a"], [["<b>"]])[59:]
+    '<tbody><tr><td>&lt;b&gt;</td></tr></tbody></table></div>'
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ def raw(html: str) -> Raw:
 
 def table(header: Sequence[str], rows: Sequence[Sequence[object]], cls: str = "",
           numeric: Sequence[int] = ()) -> Raw:
-    """A table; cells are escaped unless they are :class:`Raw`."""
+    """A table; cells are escaped unless they are :class:`Raw`. It sits in a box that
+    scrolls sideways when the table is wider than the page, so that the page never does."""
     c = f' class="{e(cls)}"' if cls else ""
 
     def cell(i: int, v: object, t: str) -> str:
@@ -47,7 +50,8 @@ def table(header: Sequence[str], rows: Sequence[Sequence[object]], cls: str = ""
     head = "".join(cell(i, h, "th") for i, h in enumerate(header))
     body = "".join("<tr>" + "".join(cell(i, v, "td") for i, v in enumerate(r)) + "</tr>"
                    for r in rows)
-    return Raw(f"<table{c}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+    return Raw(f'<div class="wrap"><table{c}><thead><tr>{head}</tr></thead><tbody>{body}'
+               "</tbody></table></div>")
 
 
 def badge(text: str, kind: str | None = None) -> Raw:

@@ -1,7 +1,9 @@
 """The terminal summary, printed with rich.
 
 A line that refers to one of the caller's options writes it as ``{option:NAME}``
-(:mod:`judgekit.errors`); ``spell`` (the command line's) turns it into the flag.
+(:mod:`judgekit.errors`); ``spell`` (the command line's) turns it into the flag. Every value
+from data is printed through :func:`plain` or :func:`cells` (control sequences removed, never
+read as rich markup).
 """
 
 from __future__ import annotations
@@ -9,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from judgekit.errors import render_options
 from judgekit.report.clustering import (
@@ -20,13 +24,28 @@ from judgekit.report.clustering import (
     clusters_sentence,
 )
 from judgekit.report.content import p_value, pairing_sentence, test_name, unknown_range
-from judgekit.report.format import interval, num, pct, seconds
+from judgekit.report.format import interval, num, pct, printable, seconds
 from judgekit.scoring import Comparison
 from judgekit.summary import EvalSummary
 
 
 def default_console() -> Console:
     return Console(width=None if Console().is_terminal else 150)
+
+
+def marked(text: object) -> str:
+    """Data to place inside a line that carries rich markup: sanitised, markup escaped."""
+    return escape(printable(text))
+
+
+def plain(console: Console, text: object) -> None:
+    """Print one line of data as it is: control sequences removed, no markup, no colours."""
+    console.print(printable(text), highlight=False, markup=False)
+
+
+def cells(*values: object) -> list[Text]:
+    """A table row's cells from data: sanitised, never read as markup."""
+    return [Text(printable(v)) for v in values]
 
 
 def _arms(s: EvalSummary, console: Console) -> None:
@@ -43,39 +62,39 @@ def _arms(s: EvalSummary, console: Console) -> None:
             rate += f"\n{pct(a.pass_rate)}–{pct(upper)} with {unknown} unknown"
             ranges.append(f"{name}: {unknown} result(s) with unknown outcome, so its pass rate "
                           f"lies between {pct(a.pass_rate)} and {pct(upper)}")
-        table.add_row(name, str(a.n), rate, f"{num(a.f1)} {interval(a.f1_ci)}",
+        table.add_row(*cells(name, str(a.n), rate, f"{num(a.f1)} {interval(a.f1_ci)}",
                       num(a.precision), num(a.recall), seconds(a.duration_median_s),
-                      ", ".join(f"{k} {v}" for k, v in sorted(a.status_counts.items())))
+                            ", ".join(f"{k} {v}" for k, v in sorted(a.status_counts.items()))))
     console.print(table)
     for line in ranges:
-        console.print(line, highlight=False)
+        plain(console, line)
 
 
 def _clusters(s: EvalSummary, console: Console) -> None:
     info = s.clusters
     if info is not None and info.clustered:
-        console.print(clusters_sentence(info), highlight=False)
+        plain(console, clusters_sentence(info))
         for name, a in s.arms.items():
             n = a.clustered.n_clusters if a.clustered else 0
-            console.print(f"  {name}: pass rate {clustered_pass_rate(a)}, F1 {clustered_f1(a)} "
-                          f"({n} cluster{'s' if n != 1 else ''})", highlight=False)
+            plain(console, f"  {name}: pass rate {clustered_pass_rate(a)}, F1 "
+                           f"{clustered_f1(a)} ({n} cluster{'s' if n != 1 else ''})")
     elif clusters_note(info):
-        console.print(clusters_note(info), highlight=False)
+        plain(console, clusters_note(info))
 
 
 def _comparison(c: Comparison, console: Console) -> None:
     ci = c.delta_pass_rate_ci
-    console.print(f"[bold]{c.arm_a} vs {c.arm_b}[/]: {c.n_paired} pairs; pass rate diff "
-                  f"{pct(c.delta_pass_rate)}"
+    console.print(f"[bold]{marked(c.arm_a)} vs {marked(c.arm_b)}[/]: {c.n_paired} pairs; "
+                  f"pass rate diff {pct(c.delta_pass_rate)}"
                   + (f" {interval(ci, True)}" if ci else "")
                   + f" ({test_name(c)} p={num(p_value(c))}); F1 diff "
                   f"{num(c.delta_f1)} {interval(c.delta_f1_ci)}", highlight=False)
     pairing = pairing_sentence(c)
     if pairing:
-        console.print(f"  {pairing}", highlight=False)
+        plain(console, f"  {pairing}")
     clustered = clustered_comparison_sentence(c)
     if clustered:
-        console.print(f"  {clustered}", highlight=False)
+        plain(console, f"  {clustered}")
 
 
 def print_summary(summary: EvalSummary, console: Console | None = None,
@@ -92,10 +111,10 @@ def print_summary(summary: EvalSummary, console: Console | None = None,
     if s.warnings:
         console.print(f"[yellow]{len(s.warnings)} warning(s)[/]:")
         for w in s.warnings[:max_warnings]:
-            console.print(f"  [yellow]•[/] {w}", highlight=False)
+            console.print(f"  [yellow]•[/] {marked(w)}", highlight=False)
         if len(s.warnings) > max_warnings:
             console.print(render_options(
                 f"  … and {len(s.warnings) - max_warnings} more (all of them are in "
                 "{option:json} output and report.md)", spell))
     for note in s.notes:
-        console.print(note, highlight=False)
+        plain(console, note)

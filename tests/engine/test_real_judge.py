@@ -47,7 +47,8 @@ def test_judge_fits_a_diff_far_over_the_window_and_counts_every_request(
             assert order["state"] != "error", order["reason"]
             assert order["skipped"] or order["cached"] or order["tries"] >= 1
             assert order["fitted"] or order["skipped"]  # a 40k diff is cut to fit
-    assert "judge: openai:smollm2:" in result.stderr and f"{len(seen)} calls" in result.stderr
+    assert "judge: openai:smollm2:" in result.stderr
+    assert f"{len(seen)} requests sent (retries included)" in result.stderr
 
 
 def test_audit_with_a_real_model_gives_verdicts_within_the_window(

@@ -125,7 +125,8 @@ def test_an_evidence_passage_whose_quote_was_not_found_is_not_shown_as_found():
     inputs = ReportInputs.of(EMPTY | {"audit": AUDIT.model_dump()}, audit=[rec])
     md = render_markdown(inputs)
     assert '> "nothing like it"\n>\n> _(not found in the materials)_' in md
-    assert '> "{\\"ok\\": true}"\n\n' in md  # the other passage was found
+    # the other passage was found (its backslashes escaped, so that they show)
+    assert '> "{\\\\"ok\\\\": true}"\n\n' in md
     html = audit_section(inputs)
     assert '<blockquote class="missing">&quot;nothing like it&quot;' in html
     assert '<blockquote class="found">&quot;{\\&quot;ok\\&quot;: true}&quot;' in html
