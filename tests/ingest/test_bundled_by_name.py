@@ -66,3 +66,10 @@ def test_an_unknown_name_is_one_input_error(tmp_path: Path) -> None:
     assert done.stderr.strip().splitlines() == [
         "judgekit: error: nope: no such file or directory, nor a bundled suite "
         "(suites, flask, polars, ruff)"]
+
+
+def test_run_and_suite_verify_read_a_bundled_suite_by_path_or_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert load_suite("suites/flask.yaml").name == load_suite("flask").name == \
+        load_suite(ROOT / "suites" / "flask.yaml").name
