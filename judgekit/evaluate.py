@@ -196,13 +196,13 @@ def evaluate(
 ) -> EvalResult:
     """Load runs (or take loaded results), score them, and judge them when a judge is given.
 
-    ``judge`` is a judge string as the command line's ``--judge`` takes it: a model such as
+    ``judge`` is a judge string as the command line takes it: a model such as
     ``"anthropic:claude-sonnet-4-6"``, or ``"MODEL@URL"`` for a judge on its own server (no
     key needed), or an :class:`judgekit.engine.EngineConfig` (for the engine's options:
     concurrency, cost cap, cache, ...); without one only scoring runs (the command line
     picks a default judge when a provider key is set; ``evaluate`` never calls a model it
-    was not given). ``base_url`` is ``--base-url``: the server of the judges given without
-    ``@URL``. ``tasks`` names suite
+    was not given). ``base_url`` is the server of the judges given without ``@URL`` (the
+    command line's base URL option). ``tasks`` names suite
     files whose tasks fill fields the run files leave out (see :mod:`judgekit.ingest.enrich`);
     what they filled is ``result.enrichment``. ``adapters`` replaces the default readers of
     other harnesses' files (e.g. ``make_adapters(swebench_logs=...)``).

@@ -1,32 +1,33 @@
 """The command-line reference, ``docs/cli.md``, generated from the argument parser.
 
-``python -m judgekit.cli.reference docs/cli.md`` writes it; ``tests/cli/test_cli_reference.py``
-checks that the committed file is what the parser generates, so the reference never drifts
-from the flags.
+:func:`judgekit.cli.write_reference` writes it (``python -c "import judgekit.cli as c;
+c.write_reference('docs/cli.md')"``); ``tests/cli/test_cli_reference.py`` checks that the
+committed file is what the parser generates, so the reference never drifts from the flags.
 
 Example:
-    >>> text = reference()
+    >>> parser = argparse.ArgumentParser(prog="judgekit")
+    >>> sub = parser.add_subparsers().add_parser("hello", help="say hello")
+    >>> _ = sub.add_argument("--name", metavar="WHO", help="whom to greet")
+    >>> text = reference(parser)
     >>> text.startswith("# Command-line reference")
     True
-    >>> "## judgekit judge" in text and "`--base-url URL`" in text
+    >>> "## judgekit hello" in text and "| `--name WHO` | whom to greet |" in text
     True
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 #: the width usage lines are wrapped at (fixed, so the file does not depend on a terminal).
 WIDTH = 96
 
 _HEAD = """# Command-line reference
 
-Every `judgekit` command and flag, generated from the argument parser (`python -m
-judgekit.cli.reference docs/cli.md`; a test keeps this file equal to what the parser
-generates). `judgekit COMMAND --help` prints the same; `python -m judgekit` works the same as
+Every `judgekit` command and flag, generated from the argument parser (`python -c "import
+judgekit.cli as c; c.write_reference('docs/cli.md')"`; a test keeps this file equal to what
+the parser generates). `judgekit COMMAND --help` prints the same; `python -m judgekit` works the same as
 `judgekit`. Bad input or a bad flag value ends with one line on stderr and exit code 2; a
 judging run the cost cap cut short exits 3.
 """
@@ -81,12 +82,8 @@ def _section(path: str, summary: str, parser: argparse.ArgumentParser) -> list[s
     return lines
 
 
-def reference(parser: argparse.ArgumentParser | None = None) -> str:
-    """The Markdown reference of every command of ``parser`` (judgekit's by default)."""
-    if parser is None:
-        from judgekit.cli import build_parser
-
-        parser = build_parser()
+def reference(parser: argparse.ArgumentParser) -> str:
+    """The Markdown reference of every command of ``parser``."""
     lines = [_HEAD]
     sections = list(_subcommands(parser, ""))
     lines += ["| command | what it does |", "|---|---|"]
@@ -96,18 +93,3 @@ def reference(parser: argparse.ArgumentParser | None = None) -> str:
     for path, summary, sub in sections:
         lines += _section(path, summary, sub)
     return "\n".join(lines).rstrip() + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Write the reference to the file named (``docs/cli.md``), or print it."""
-    args = sys.argv[1:] if argv is None else argv
-    text = reference()
-    if args:
-        Path(args[0]).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

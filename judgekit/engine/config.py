@@ -2,8 +2,8 @@
 
 The model id is parsed when the config is built (``claude-x`` becomes
 ``anthropic:claude-x``); everything downstream reads ``provider`` and ``model_name``.
-A judge string ``MODEL@URL`` (the command line's ``--judge`` and :func:`judgekit.evaluate`'s
-``judge`` alike) is parsed here too, once: the judge calls that server, with no key needed,
+A judge string ``MODEL@URL`` (the command line's judge option and
+:func:`judgekit.evaluate`'s ``judge`` alike) is parsed here too, once: the judge calls that server, with no key needed,
 and its verdicts are cached under the model and that URL. :func:`judge_configs` turns the
 judges given (one, or several for a jury) into configs.
 
