@@ -76,3 +76,22 @@ def test_a_bad_judge_string_is_one_config_error() -> None:
         judge_configs(["openai:m1@http://127.0.0.1:1/v1", "openai:m1@http://127.0.0.1:1/v1"])
     with pytest.raises(ConfigError, match="judge"):
         judgekit.evaluate([str(EXAMPLE)], judge="")
+
+
+def test_evaluate_has_the_command_lines_defaults() -> None:
+    import inspect
+
+    from judgekit.audit import AuditOptions
+    from judgekit.cli import build_parser
+    from judgekit.cli._audit_flags import audit_options_from_args
+    from judgekit.cli._common import scoring_kwargs
+    from judgekit.cli._pairwise_flags import pairwise_options_from_args
+    from judgekit.pairwise import PairwiseOptions
+
+    args = build_parser().parse_args(["judge", "runs/"])
+    params = inspect.signature(judgekit.evaluate).parameters
+    for name, value in scoring_kwargs(args).items():
+        assert params[name].default == (value or None if name == "tasks" else value), name
+    assert params["base_url"].default is args.base_url is None
+    assert pairwise_options_from_args(args) == PairwiseOptions()
+    assert audit_options_from_args(args) == AuditOptions()
