@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterator
 
-#: the width usage lines are wrapped at (fixed, so the file does not depend on a terminal).
+#: the width help is formatted at (fixed, so the file does not depend on a terminal).
 WIDTH = 96
 
 _HEAD = """# Command-line reference
@@ -62,7 +62,10 @@ def _invocation(action: argparse.Action, formatter: argparse.HelpFormatter) -> s
 def _section(path: str, summary: str, parser: argparse.ArgumentParser) -> list[str]:
     parser.formatter_class = lambda prog: argparse.HelpFormatter(prog, width=WIDTH)
     formatter = parser._get_formatter()
-    usage = parser.format_usage().removeprefix("usage: ").rstrip()
+    # the usage line is made here, not by argparse, whose wrapping differs between versions
+    positionals = [formatter._format_args(a, a.dest) for a in parser._actions
+                   if not a.option_strings and a.help != argparse.SUPPRESS]
+    usage = " ".join([parser.prog, "[options]", *positionals])
     lines = [f"## judgekit {path}", ""]
     text = parser.description or summary
     if text:
