@@ -3,9 +3,9 @@
 The model id is parsed when the config is built (``claude-x`` becomes
 ``anthropic:claude-x``); everything downstream reads ``provider`` and ``model_name``.
 A judge string ``MODEL@URL`` (the command line's judge option and
-:func:`judgekit.evaluate`'s ``judge`` alike) is parsed here too, once: the judge calls that server, with no key needed,
-and its verdicts are cached under the model and that URL. :func:`judge_configs` turns the
-judges given (one, or several for a jury) into configs.
+:func:`judgekit.evaluate`'s ``judge`` alike) is parsed here too, once: the judge calls that
+server, with no key needed, and its verdicts are cached under the model and that URL.
+:func:`judge_configs` turns the judges given (one, or several for a jury) into configs.
 
 Example:
     >>> c = EngineConfig(model="claude-haiku-4-5", concurrency=8)
