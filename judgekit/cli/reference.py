@@ -27,8 +27,8 @@ _HEAD = """# Command-line reference
 
 Every `judgekit` command and flag, generated from the argument parser (`python -c "import
 judgekit.cli as c; c.write_reference('docs/cli.md')"`; a test keeps this file equal to what
-the parser generates). `judgekit COMMAND --help` prints the same; `python -m judgekit` works the same as
-`judgekit`. Bad input or a bad flag value ends with one line on stderr and exit code 2; a
+the parser generates). `judgekit COMMAND --help` prints the same; `python -m judgekit` works
+the same as `judgekit`. Bad input or a bad flag value ends with one line on stderr and exit code 2; a
 judging run the cost cap cut short exits 3.
 """
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 from judgekit.cli import COMMANDS, build_parser, write_reference
 from tests.clirun import ROOT
 
@@ -16,8 +18,9 @@ def test_reference_names_every_command_and_flag() -> None:
     text = write_reference()
     for name in (*COMMANDS, "search"):
         assert f"## judgekit {name}\n" in text, name
-    parser = build_parser()
-    flags = {o for sub in parser._subparsers._group_actions[0].choices.values()  # type: ignore[union-attr]
+    commands = next(a for a in build_parser()._actions
+                    if isinstance(a, argparse._SubParsersAction))
+    flags = {o for sub in commands.choices.values()
              for a in sub._actions for o in a.option_strings if o.startswith("--")}
     assert {"--judge", "--base-url", "--tasks", "--out", "--agent-bind"} <= flags
     assert all(f"`{f}" in text for f in flags - {"--help"}), sorted(
