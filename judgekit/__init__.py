@@ -2,7 +2,9 @@
 
 Example:
     >>> import judgekit
-    >>> result = judgekit.evaluate(["examples/bobbin"])               # doctest: +SKIP
+    >>> judgekit.example_path().name                                  # the bundled runs
+    'bobbin'
+    >>> result = judgekit.evaluate([judgekit.example_path()])         # doctest: +SKIP
     >>> summary = judgekit.score(judgekit.load_runs("examples/bobbin"))  # doctest: +SKIP
     >>> frame = judgekit.to_dataframe(result)                         # doctest: +SKIP
     >>> judgekit.write_reports(result, "out")                         # doctest: +SKIP
@@ -13,6 +15,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from judgekit._resources import example_path
 from judgekit.errors import ConfigError, InputError, JudgekitError, ProviderError, RunnerError
 from judgekit.evaluate import EvalResult, evaluate
 from judgekit.ingest import RunFile, RunResult, Task, TestResult, load_runs
@@ -64,6 +67,7 @@ __all__ = [
     "TestResult",
     "__version__",
     "evaluate",
+    "example_path",
     "load_rubric",
     "load_runs",
     "score",

@@ -1,7 +1,8 @@
-"""Where judgekit's data files (prompts, rubrics, suites, schemas) live.
+"""Where judgekit's data files (prompts, rubrics, suites, schemas, the example runs) live.
 
 They ship inside the package (``judgekit/data/``) and are read through
-:mod:`importlib.resources`, so an installed wheel finds them wherever it is installed.
+:mod:`importlib.resources`, so an installed wheel finds them wherever it is installed
+(:func:`example_path`: the bundled example runs, from any directory).
 ``JUDGEKIT_DATA`` points at a folder of your own that holds some of the families
 (``prompts/``, ``rubrics/``, ...); a family missing there comes from the package.
 
@@ -10,6 +11,8 @@ Example:
     'prompts'
     >>> "${repository}" in read_template("pairwise_item.md").template
     True
+    >>> example_path().name
+    'bobbin'
 """
 
 from __future__ import annotations
@@ -42,6 +45,22 @@ def data_dir(name: str) -> Path:
         if candidate.is_dir():
             return candidate
     return package_data_dir(name)
+
+
+#: the bundled example runs (``judgekit/data/examples/``), by name.
+EXAMPLES = ("bobbin",)
+
+
+def example_path(name: str = "bobbin") -> Path:
+    """The directory of a bundled example: ``bobbin`` holds 46 real results of the bobbin
+    harness (ten flask and ruff tasks, two arms), as ``examples/bobbin`` in the source
+    tree. It works from any directory and from an installed wheel::
+
+        judgekit.score(judgekit.load_runs([judgekit.example_path()]))
+    """
+    if name not in EXAMPLES:
+        raise ConfigError(f"no bundled example {name!r} (there is {', '.join(EXAMPLES)})")
+    return package_data_dir("examples") / name
 
 
 def read_template(name: str) -> Template:

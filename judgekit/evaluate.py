@@ -179,6 +179,7 @@ def evaluate(
     paths: str | Path | Sequence[str | Path] | Sequence[RunResult],
     *,
     judge: Any | None = None,
+    base_url: str | None = None,
     pairwise: bool = True,
     audit: bool = True,
     exclude: Sequence[str] = DEFAULT_INFRA_PATHS,
@@ -195,8 +196,13 @@ def evaluate(
 ) -> EvalResult:
     """Load runs (or take loaded results), score them, and judge them when a judge is given.
 
-    ``judge`` is an :class:`judgekit.engine.EngineConfig` or a model name such as
-    ``"anthropic:claude-sonnet-4-5"``; without one only scoring runs. ``tasks`` names suite
+    ``judge`` is a judge string as the command line takes it: a model such as
+    ``"anthropic:claude-sonnet-4-6"``, or ``"MODEL@URL"`` for a judge on its own server (no
+    key needed), or an :class:`judgekit.engine.EngineConfig` (for the engine's options:
+    concurrency, cost cap, cache, ...); without one only scoring runs (the command line
+    picks a default judge when a provider key is set; ``evaluate`` never calls a model it
+    was not given). ``base_url`` is the server of the judges given without ``@URL`` (the
+    command line's base URL option). ``tasks`` names suite
     files whose tasks fill fields the run files leave out (see :mod:`judgekit.ingest.enrich`);
     what they filled is ``result.enrichment``. ``adapters`` replaces the default readers of
     other harnesses' files (e.g. ``make_adapters(swebench_logs=...)``).
@@ -214,6 +220,10 @@ def evaluate(
     """
     steps = judging_steps(pairwise=pairwise, audit=audit, pairwise_options=pairwise_options,
                           audit_options=audit_options, audit_jury=audit_jury)
+    if judge is not None:
+        from judgekit.engine.config import judge_configs
+
+        judge = judge_configs(judge, base_url=base_url)
     return run_pipeline(paths, steps, judge=judge, exclude=exclude, mixed_models=mixed_models,
                         seed=seed, similarity=similarity, tasks=tasks, keep_runs=keep_runs,
                         adapters=adapters, while_judging=while_judging)
@@ -294,10 +304,9 @@ def run_pipeline(
 
 
 def _configs(judge: Any) -> list[Any]:
-    from judgekit.engine import EngineConfig
+    from judgekit.engine.config import judge_configs
 
-    return [j if isinstance(j, EngineConfig) else EngineConfig(model=str(j))
-            for j in (judge if isinstance(judge, (list, tuple)) else [judge])]
+    return judge_configs(judge)
 
 
 def _check_servers(judge: Any) -> None:

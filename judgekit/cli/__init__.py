@@ -63,6 +63,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def write_reference(path: str | None = None) -> str:
+    """The command-line reference generated from :func:`build_parser` (``docs/cli.md``),
+    written to ``path`` when given."""
+    from pathlib import Path
+
+    from judgekit.cli.reference import reference
+
+    text = reference(build_parser())
+    if path is not None:
+        Path(path).write_text(text, encoding="utf-8")
+    return text
+
+
 def _check_out(args: argparse.Namespace) -> None:
     """Refuse an ``--out`` that would replace what the user may want, before any work."""
     if args.command not in WRITES_EVALUATION or getattr(args, "out", None) is None:

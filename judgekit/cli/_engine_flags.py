@@ -25,15 +25,14 @@ from typing import Any
 
 from judgekit.cli._flags import flags
 from judgekit.engine import config as engine_config
-from judgekit.engine.config import EngineConfig, check_base_url
-from judgekit.engine.urls import redact_url
+from judgekit.engine.config import EngineConfig, check_base_url, judge_configs
 from judgekit.engine.events import EngineEvent
 from judgekit.engine.modes import CHOICES
-from judgekit.engine.registry import BUILTINS, default_judges, parse_model
+from judgekit.engine.registry import BUILTINS, default_judges
 from judgekit.errors import ConfigError, render_options
 
 __all__ = ["HOW_TO_ENABLE", "TerminalProgress", "add_engine_arguments", "config_from_args",
-           "configs_from_args", "split_judge"]
+           "configs_from_args"]
 
 #: The line printed when judging is skipped for want of a model, with the flag spelled.
 HOW_TO_ENABLE = render_options(engine_config.HOW_TO_ENABLE, {"judge": "--judge"}.get)
@@ -137,47 +136,35 @@ def _number(args: argparse.Namespace, name: str, kind: type, low: float, *,
     return value
 
 
-def split_judge(text: str) -> tuple[str, str | None]:
-    """``MODEL@URL`` → ``(MODEL, URL)``; ``MODEL`` → ``(MODEL, None)``. Only an ``@`` that
-    starts ``http://`` or ``https://`` begins a URL (model names may hold ``@`` too).
-
-    Example:
-        >>> split_judge("openai:m1@http://127.0.0.1:8081/v1")
-        ('openai:m1', 'http://127.0.0.1:8081/v1')
-        >>> split_judge("vertex:claude-sonnet-4@20250514")
-        ('vertex:claude-sonnet-4@20250514', None)
-    """
-    for scheme in ("@http://", "@https://"):
-        at = text.find(scheme)
-        if at > 0:
-            shown = f"{text[:at]}@{redact_url(text[at + 1:])}"
-            return text[:at], check_base_url(text[at + 1:], where=f"--judge {shown!r}:")
-    return text, None
-
-
 def configs_from_args(args: argparse.Namespace) -> list[EngineConfig] | None:
-    """One engine config per ``--judge`` (a jury when there are several), or ``None`` as
-    :func:`config_from_args`. A judge given as ``MODEL@URL`` calls that server, and its
-    verdicts are cached under its model and that URL (so the same model on two servers
-    are two judges); the others call ``--base-url`` (or the provider's default)."""
+    """One engine config per ``--judge`` (a jury when there are several), or ``None`` when
+    no ``--judge`` is given and no provider key is in the environment (the caller then
+    skips judging and says how to enable it). With no ``--judge`` but a key present, the
+    provider's default model is used. The judge strings (``MODEL@URL``: that server, its
+    verdicts cached under its model and that URL) are parsed by the engine
+    (:func:`judgekit.engine.config.judge_configs`), as for :func:`judgekit.evaluate`; the
+    judges without ``@URL`` call ``--base-url`` (or the provider's default)."""
+    options = _options_from_args(args)
     given = getattr(args, "judge", None)
     specs = given if isinstance(given, list) else [given] if given else []
-    if len(specs) <= 1:
-        config = config_from_args(args)
-        return None if config is None else [config]
-    configs = []
-    for spec in specs:
-        config = config_from_args(argparse.Namespace(**{**vars(args), "judge": spec}))
-        assert config is not None  # a model was given
-        configs.append(config)
-    seen = [(c.model, c.base_url) for c in configs]
-    if len(set(seen)) != len(seen):
-        raise ConfigError("--judge: the same judge is given twice")
+    if not specs:
+        for spec in default_judges():
+            if os.environ.get(spec.key_var):
+                print(f"judge: {spec.default_model} ({spec.key_var} is set and no --judge "
+                      "was given)", file=sys.stderr)
+                specs = [spec.default_model]
+                break
+        else:
+            return None
+    configs = judge_configs(specs, **options)
+    if len(configs) == 1:
+        return configs
     from judgekit.pairwise.jury import juror_labels
 
     shared = configs[0].on_event
+    labels = juror_labels([(c.model, c.base_url) for c in configs])
     return [c.model_copy(update={"on_event": _Named(shared, label)})
-            for c, label in zip(configs, juror_labels(seen))]
+            for c, label in zip(configs, labels)]
 
 
 class _Named:
@@ -194,13 +181,15 @@ class _Named:
 
 
 def config_from_args(args: argparse.Namespace) -> EngineConfig | None:
-    """Build the engine config from parsed flags, checking every value first.
+    """The first judge's config (:func:`configs_from_args`), or ``None`` without one."""
+    given = getattr(args, "judge", None)
+    first = given[0] if isinstance(given, list) and given else given
+    configs = configs_from_args(argparse.Namespace(**{**vars(args), "judge": first}))
+    return configs[0] if configs else None
 
-    Returns ``None`` when no ``--judge`` is given and no provider key is in the
-    environment (the caller then skips judging and says how to enable it). With no
-    ``--judge`` but a key present, the provider's default model is used. (A ``--judge``
-    repeated for a jury: :func:`configs_from_args`; here only its first counts.)
-    """
+
+def _options_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The engine options of the flags (every value checked), for every judge given."""
     concurrency = _number(args, "--concurrency", int, 1)
     max_cost = _number(args, "--max-cost", float, 0, strict=True)
     max_tries = _number(args, "--max-tries", int, 1)
@@ -211,26 +200,8 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig | None:
     base_url = getattr(args, "base_url", None)
     if base_url:
         check_base_url(base_url, where="--base-url")
-    model = getattr(args, "judge", None)
-    if isinstance(model, list):
-        model = model[0] if model else None
-    scope = None
-    if model:
-        model, own_url = split_judge(model)
-        if own_url:
-            base_url, scope = own_url, redact_url(own_url)  # the cache: one per server
-        parse_model(model)
-    else:
-        for spec in default_judges():
-            if os.environ.get(spec.key_var):
-                model = spec.default_model
-                print(f"judge: {model} ({spec.key_var} is set and no --judge was given)",
-                      file=sys.stderr)
-                break
-        else:
-            return None
     fields: dict[str, Any] = {
-        "model": model, "base_url": base_url, "cache_path": getattr(args, "cache", None),
+        "base_url": base_url or None, "cache_path": getattr(args, "cache", None),
         "use_cache": not getattr(args, "no_cache", False),
         "retry_unscored": bool(getattr(args, "retry_unscored", False)),
         "dry_run": bool(getattr(args, "dry_run", False)), "max_cost_usd": max_cost,
@@ -239,8 +210,6 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig | None:
         "context_window": window,
         "prompt_cache": not getattr(args, "no_prompt_cache", False),
     }
-    if scope:
-        fields["cache_scope"] = scope
     for key, value in (("concurrency", concurrency), ("max_tries", max_tries),
                        ("timeout", timeout)):
         if value is not None:
@@ -252,7 +221,7 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig | None:
     progress = not getattr(args, "json", False)
     fields["progress"] = progress
     fields["on_event"] = TerminalProgress(enabled=progress)
-    return EngineConfig(**fields)
+    return fields
 
 
 class TerminalProgress:

@@ -2,22 +2,30 @@
 
 The model id is parsed when the config is built (``claude-x`` becomes
 ``anthropic:claude-x``); everything downstream reads ``provider`` and ``model_name``.
+A judge string ``MODEL@URL`` (the command line's judge option and
+:func:`judgekit.evaluate`'s ``judge`` alike) is parsed here too, once: the judge calls that
+server, with no key needed, and its verdicts are cached under the model and that URL.
+:func:`judge_configs` turns the judges given (one, or several for a jury) into configs.
 
 Example:
     >>> c = EngineConfig(model="claude-haiku-4-5", concurrency=8)
     >>> c.model, c.provider, c.model_name
     ('anthropic:claude-haiku-4-5', 'anthropic', 'claude-haiku-4-5')
+    >>> c = EngineConfig(model="openai:m1@http://127.0.0.1:8081/v1")
+    >>> c.model, c.base_url, c.cache_scope
+    ('openai:m1', 'http://127.0.0.1:8081/v1', 'http://127.0.0.1:8081/v1')
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, \
+    model_validator
 
 from judgekit.engine.events import EngineEvent
 from judgekit.engine.modes import Choice
@@ -54,6 +62,24 @@ def check_base_url(url: str, where: str = "{option:base_url}") -> str:
         raise ConfigError(f"{where} {redact_url(url)!r} is not a URL: expected "
                           "http://HOST[:PORT][/PATH] or https://...")
     return url
+
+
+def split_judge(text: str) -> tuple[str, str | None]:
+    """``MODEL@URL`` → ``(MODEL, URL)``; ``MODEL`` → ``(MODEL, None)``. Only an ``@`` that
+    starts ``http://`` or ``https://`` begins a URL (model names may hold ``@`` too).
+
+    Example:
+        >>> split_judge("openai:m1@http://127.0.0.1:8081/v1")
+        ('openai:m1', 'http://127.0.0.1:8081/v1')
+        >>> split_judge("vertex:claude-sonnet-4@20250514")
+        ('vertex:claude-sonnet-4@20250514', None)
+    """
+    for scheme in ("@http://", "@https://"):
+        at = text.find(scheme)
+        if at > 0:
+            shown = f"{text[:at]}@{redact_url(text[at + 1:])}"
+            return text[:at], check_base_url(text[at + 1:], where=f"{{option:judge}} {shown!r}:")
+    return text, None
 
 
 #: defaults for a hosted API and for a self-hosted server (see :meth:`EngineConfig.settled`).
@@ -142,6 +168,17 @@ class EngineConfig(BaseModel):
     #: receives progress and notes (the engine itself never prints).
     on_event: Callable[[EngineEvent], None] | None = Field(None, exclude=True, repr=False)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _judge_url(cls, data: Any) -> Any:
+        """``model`` given as ``MODEL@URL``: that server is the base URL and the cache scope."""
+        if isinstance(data, dict) and isinstance(data.get("model"), str):
+            model, url = split_judge(data["model"])
+            if url:
+                data = {**data, "model": model, "base_url": url,
+                        "cache_scope": data.get("cache_scope") or redact_url(url)}
+        return data
+
     @field_validator("model")
     @classmethod
     def _parse_model(cls, value: str) -> str:
@@ -202,6 +239,41 @@ class EngineConfig(BaseModel):
     def request_params(self) -> dict[str, Any]:
         """The request parameters that shape answers, as recorded in cache keys."""
         return spec_for(self.provider).params(self)
+
+
+Judge = str | EngineConfig
+
+
+def judge_configs(judge: Judge | Sequence[Judge], **options: Any) -> list[EngineConfig]:
+    """One config per judge given: a model id, ``MODEL@URL`` or an :class:`EngineConfig`;
+    several are a jury. ``options`` are :class:`EngineConfig` fields for the judges given
+    as strings (``base_url``: the server of those given without ``@URL``); a config given
+    whole is kept as it is. The same judge (model and server) given twice is an error.
+
+    Example:
+        >>> [c.base_url for c in judge_configs(["openai:m1@http://127.0.0.1:1/v1", "openai:m2"],
+        ...                                    base_url="http://127.0.0.1:2/v1")]
+        ['http://127.0.0.1:1/v1', 'http://127.0.0.1:2/v1']
+    """
+    given = [judge] if isinstance(judge, (str, EngineConfig)) else list(judge)
+    configs = []
+    for one in given:
+        if isinstance(one, EngineConfig):
+            configs.append(one)
+            continue
+        if not isinstance(one, str) or not one.strip():
+            raise ConfigError(f"{{option:judge}} {one!r}: expected a model such as "
+                              "anthropic:<model>, or MODEL@URL")
+        try:
+            configs.append(EngineConfig(**{**options, "model": one}))
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(p) for p in error["loc"]) or "judge"
+            raise ConfigError(f"judge {one!r}: {where}: {error['msg']}") from None
+    seen = [(c.model, c.base_url) for c in configs]
+    if len(set(seen)) != len(seen):
+        raise ConfigError("{option:judge}: the same judge is given twice")
+    return configs
 
 
 def split_model(model: str) -> tuple[str, str]:

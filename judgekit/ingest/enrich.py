@@ -168,27 +168,29 @@ def _read_dataset(path: Path) -> list[tuple[str, Any]] | None:
 
 
 def _sources(paths: Sequence[str | Path]) -> Iterable[Path]:
+    from judgekit.ingest.suites import find_suite, missing_suite
+
     for raw in paths:
-        path = Path(raw)
+        path = find_suite(raw)  # a bundled suite by name, where no such path exists
         if path.is_dir():
             yield from sorted(p for p in path.rglob("*")
                               if p.suffix in _SUITE_SUFFIXES + _DATASET_SUFFIXES)
         elif path.is_file():
             yield path
         else:
-            raise InputError(path, None, "no such file or directory")
+            raise missing_suite(raw)
 
 
 class TaskSources:
     """Suite tasks and SWE-bench instances read from task source paths."""
 
     def __init__(self, paths: Sequence[str | Path]) -> None:
-        from judgekit.ingest.suites import load_suite
+        from judgekit.ingest.suites import find_suite, load_suite
 
         self.tasks: list[Task] = []
         self.instances: dict[str, SweBenchInstance] = {}
         self.sab: dict[str, ScienceAgentBenchInstance] = {}
-        given = {Path(p) for p in paths}
+        given = {find_suite(p) for p in paths}
         for path in _sources(paths):
             if path.suffix in _DATASET_SUFFIXES:
                 items = _read_dataset(path)

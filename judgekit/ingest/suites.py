@@ -2,6 +2,9 @@
 
 A suite file has a ``name``, optional ``defaults`` merged into every task, and ``tasks``.
 A single task mapping (a file with an ``id`` at top level) is read as a suite of one.
+:func:`find_suite` finds the suites that ship with judgekit by name from any directory
+(``suites``: all of them, ``flask`` or ``flask.yaml``: one, ``suites/flask.yaml`` too); a
+file or directory of that name, where it exists, wins.
 
 Example:
     >>> import tempfile, pathlib
@@ -24,6 +27,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from judgekit._resources import data_dir
 from judgekit.errors import InputError
 from judgekit.ingest.models import Task
 from judgekit.ingest.validation import validate
@@ -136,9 +140,48 @@ def _read_yaml(path: Path) -> Any:
         raise InputError(path, None, f"invalid YAML{where}") from None
 
 
+def bundled_suites() -> list[str]:
+    """The names of the suites that ship with judgekit (``flask``, ``polars``, ``ruff``)."""
+    return sorted(p.stem for p in data_dir("suites").glob("*.yaml"))
+
+
+def find_suite(path: str | Path) -> Path:
+    """``path`` itself when it exists; else the bundled suite it names: ``suites`` (the
+    directory of them all), ``NAME`` or ``NAME.yaml``, or ``suites/NAME.yaml``; else
+    ``path`` unchanged (its reader says it is missing, see :func:`missing_suite`).
+
+    Example:
+        >>> find_suite("flask").name, find_suite("suites").name
+        ('flask.yaml', 'suites')
+    """
+    given = Path(path)
+    if given.exists():
+        return given
+    parts = given.parts
+    if parts and parts[0] == "suites" and not given.is_absolute():
+        parts = parts[1:]
+    bundled = data_dir("suites")
+    if not parts:
+        return bundled
+    if len(parts) == 1:
+        name = parts[0] if parts[0].endswith((".yaml", ".yml")) else f"{parts[0]}.yaml"
+        if (bundled / name).is_file():
+            return bundled / name
+    return given
+
+
+def missing_suite(path: str | Path) -> InputError:
+    """The error for a suite path that is neither a file nor a bundled suite's name."""
+    return InputError(path, None, "no such file or directory, nor a bundled suite ("
+                                  f"{', '.join(['suites', *bundled_suites()])})")
+
+
 def load_suite(path: str | Path) -> Suite:
-    """Read and validate a suite file (or a single task file) into a :class:`Suite`."""
-    path = Path(path)
+    """Read and validate a suite file (or a single task file, or a bundled suite named as
+    :func:`find_suite` says) into a :class:`Suite`."""
+    if not Path(path).exists() and find_suite(path) == Path(path):
+        raise missing_suite(path)
+    path = find_suite(path)
     doc = _read_yaml(path)
     if not isinstance(doc, dict):
         raise InputError(path, None, "expected a mapping with 'name' and 'tasks' (or a task)")

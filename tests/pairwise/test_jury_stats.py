@@ -9,7 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from judgekit.cli._engine_flags import add_engine_arguments, configs_from_args, split_judge
+from judgekit.cli._engine_flags import add_engine_arguments, configs_from_args
+from judgekit.engine.config import split_judge
 from judgekit.errors import ConfigError
 from judgekit.pairwise.agreement import agreement, krippendorff_alpha
 from judgekit.pairwise.jury import jury_verdict, juror_labels

@@ -1,7 +1,8 @@
-"""The README's "What the example shows" states what `judgekit score examples/bobbin` prints.
+"""The quickstart's "What the example shows" (docs/quickstart.md, linked from the README)
+states what `judgekit score examples/bobbin` prints.
 
 Each number the section states is recomputed here; the test fails when the output drifts
-from the README (or the README from the output).
+from the page (or the page from the output).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from tests.clirun import ROOT, judgekit
 
 
 def _section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "quickstart.md").read_text(encoding="utf-8")
     start = text.index("## What the example shows")
     return " ".join(text[start: text.index("\n## ", start + 5)].split())
 
@@ -59,7 +60,7 @@ def test_readme_numbers_match_the_score_output(bobbin_dir):
     ]
     assert clusters["n_tasks_from_repo_field"] == no["n_tasks"]
     missing = [e for e in expected if e not in text]
-    assert not missing, f"README 'What the example shows' is stale: {missing}"
+    assert not missing, f"docs/quickstart.md 'What the example shows' is stale: {missing}"
     assert pass_rate_claims_hold(data)
     assert "sign-flip" in cmp["test"] and "sign-flip" in text
     assert statuses.count("vacuous") == 0 and "vacuous" not in text
