@@ -36,7 +36,10 @@ from judgekit.steps import Step, StepResult
 if TYPE_CHECKING:
     from judgekit.audit.options import AuditOptions
     from judgekit.engine.config import EngineConfig
+    from judgekit.audit.jury import AuditJuryResult
     from judgekit.engine.engine import Engine
+    from judgekit.engine.jury import JuryRunner
+    from judgekit.pairwise.jury import JuryResult
     from judgekit.pairwise.options import PairwiseOptions
 
 
@@ -122,6 +125,8 @@ class Judging:
     configs: list[EngineConfig]
     exclude: Sequence[str]
     scored: Callable[[], ScoreSummary] = field(repr=False)
+    #: the judges and the cost cap they share (the first judge's engine is ``engine``).
+    jury: JuryRunner = field(repr=False)
 
     @property
     def summary(self) -> ScoreSummary:
@@ -321,12 +326,14 @@ def _run_steps(pending: _Pending, runs: list[RunResult], steps: Sequence[Step[Ju
                while_judging: Callable[[EvalResult], Iterable[object]] | None) -> EvalResult:
     """Each step in turn, with one engine (the first judge's) for them all."""
     from judgekit.engine import Engine
+    from judgekit.engine.jury import JuryRunner
 
     configs = _configs(judge)
     engine = Engine(configs[0])
     engine.between_calls(pending.steps(while_judging))
     inputs = Judging(runs=runs, rows=pending.rows, engine=engine, configs=configs,
-                     exclude=exclude, scored=lambda: pending.result().summary)
+                     exclude=exclude, scored=lambda: pending.result().summary,
+                     jury=JuryRunner(configs, engine))
     parts = [step.run(inputs) for step in steps]
     result = pending.result()
     for part in parts:
@@ -336,60 +343,30 @@ def _run_steps(pending: _Pending, runs: list[RunResult], steps: Sequence[Step[Ju
     return result
 
 
-def _judge_by_jury(inputs: Judging, options: PairwiseOptions | None) -> StepResult[Any, Any]:
+def _judge_by_jury(inputs: Judging, options: PairwiseOptions | None) -> JuryResult:
     """Pairwise judging by each judge in turn (the first with the pipeline's engine), then
-    the jury's verdicts. A cost cap holds for the jury as a whole: each judge may spend
-    what the judges before it left."""
-    from judgekit.engine import Engine
+    the jury's verdicts; the cost cap holds for the run as a whole (:mod:`judgekit.engine.jury`)."""
     from judgekit.pairwise import PairwiseOptions, run_pairwise
-    from judgekit.pairwise.jury import Juror, JuryResult, juror_labels
+    from judgekit.pairwise.jury import Juror, JuryResult
 
-    options = options or PairwiseOptions()
-    first, configs = inputs.engine, inputs.configs
-    labels = juror_labels([(c.model, c.base_url) for c in configs])
-    jurors, spent = [], 0.0
-    for k, (label, config) in enumerate(zip(labels, configs)):
-        engine = first
-        if k:
-            if config.max_cost_usd is not None:
-                left = max(config.max_cost_usd - spent, 1e-9)
-                config = config.model_copy(update={"max_cost_usd": left})
-            engine = Engine(config)
-        own = run_pairwise(inputs.runs, inputs.rows, engine, options, exclude=inputs.exclude)
-        spent += engine.spent_usd
-        jurors.append(Juror(label, config.model, config.base_url, own))
-    cap, others = first.config.max_cost_usd, spent - first.spent_usd
-    if cap is not None and others > 0:  # what the first judge's engine does next (the
-        # audit) may spend only what the whole jury left
-        first.config = first.config.model_copy(
-            update={"max_cost_usd": max(cap - others, 1e-9)})
-    return JuryResult(jurors, rule=options.jury_rule)
+    opts = options or PairwiseOptions()
+    seats = inputs.jury.each(lambda engine: run_pairwise(
+        inputs.runs, inputs.rows, engine, opts, exclude=inputs.exclude))
+    return JuryResult([Juror(s.label, s.config.model, s.config.base_url, s.result)
+                       for s in seats], rule=opts.jury_rule)
 
 
-def _audit_by_jury(inputs: Judging, options: AuditOptions | None) -> StepResult[Any, Any]:
+def _audit_by_jury(inputs: Judging, options: AuditOptions | None) -> AuditJuryResult:
     """The audit by each judge in turn (the first with the pipeline's engine), then the
-    jury's classification; a cost cap holds for the jury as a whole."""
+    jury's classification; the cost cap holds for the run as a whole."""
     from judgekit.audit import AuditOptions, run_audit
     from judgekit.audit.jury import AuditJuror, AuditJuryResult
-    from judgekit.engine import Engine
-    from judgekit.pairwise.jury import juror_labels
 
-    options = options or AuditOptions()
-    first, configs = inputs.engine, inputs.configs
-    labels = juror_labels([(c.model, c.base_url) for c in configs])
-    jurors, spent = [], first.spent_usd
-    for k, (label, config) in enumerate(zip(labels, configs)):
-        engine = first
-        if k:
-            if config.max_cost_usd is not None:
-                config = config.model_copy(
-                    update={"max_cost_usd": max(config.max_cost_usd - spent, 1e-9)})
-            engine = Engine(config)
-        before = engine.spent_usd
-        own = run_audit(inputs.runs, inputs.summary, engine, options)
-        spent += engine.spent_usd - before
-        jurors.append(AuditJuror(label, config.model, config.base_url, own))
-    return AuditJuryResult(jurors, min_runs=options.min_runs)
+    opts = options or AuditOptions()
+    seats = inputs.jury.each(lambda engine: run_audit(inputs.runs, inputs.summary, engine,
+                                                      opts))
+    return AuditJuryResult([AuditJuror(s.label, s.config.model, s.config.base_url, s.result)
+                            for s in seats], min_runs=opts.min_runs)
 
 
 __all__ = ["AuditStep", "EvalResult", "Judging", "PairwiseStep", "evaluate", "judging_steps",

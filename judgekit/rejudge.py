@@ -37,7 +37,10 @@ from judgekit.audit.models import AuditStepSummary, AuditSummary
 from judgekit.diffs import DEFAULT_INFRA_PATHS
 from judgekit.errors import ConfigError, InputError
 from judgekit.evaluate import EvalResult
-from judgekit.pairwise.jury import Juror, JuryResult, JuryRule, juror_labels
+from judgekit.engine.config import EngineConfig
+from judgekit.engine.engine import Engine
+from judgekit.engine.jury import JuryRunner, juror_labels
+from judgekit.pairwise.jury import Juror, JuryResult, JuryRule
 from judgekit.pairwise.models import PairwiseStepSummary, PairwiseSummary
 from judgekit.pairwise.options import PairwiseOptions
 from judgekit.pairwise.pairs import PlannedPair, collect, plan_pairs
@@ -189,25 +192,19 @@ def _prior_result(prior: _Prior, common: dict[str, Any]) -> PairwiseResult:
     return result
 
 
-def _ask(configs: Sequence[Any], labels: Sequence[str], output: JudgedOutput,
-         options: PairwiseOptions, exclude: Sequence[str]) -> tuple[list[Juror], list[Any]]:
-    """Each new judge judges every pair in turn; a cost cap holds for them as a whole. The
-    jurors, and the engines that asked them."""
-    from judgekit.engine import Engine
+def _ask(configs: Sequence[EngineConfig], labels: Sequence[str], output: JudgedOutput,
+         options: PairwiseOptions, exclude: Sequence[str]) -> tuple[list[Juror], list[Engine]]:
+    """Each new judge judges every pair in turn; a cost cap holds for them as a whole
+    (:mod:`judgekit.engine.jury`). The jurors, and the engines that asked them."""
     from judgekit.pairwise import run_pairwise
 
-    jurors, engines, spent = [], [], 0.0
-    for label, config in zip(labels, configs):
-        if config.max_cost_usd is not None and spent:
-            config = config.model_copy(
-                update={"max_cost_usd": max(config.max_cost_usd - spent, 1e-9)})
-        engine = Engine(config)
-        own = run_pairwise(output.inputs.runs, output.inputs.summary.results, engine,
-                           options, exclude=exclude)
-        spent += engine.spent_usd
-        engines.append(engine)
-        jurors.append(Juror(label, config.model, config.base_url, own))
-    return jurors, engines
+    if not configs:
+        return [], []
+    runner = JuryRunner(configs, labels=labels)
+    seats = runner.each(lambda engine: run_pairwise(
+        output.inputs.runs, output.inputs.summary.results, engine, options, exclude=exclude))
+    return ([Juror(s.label, s.config.model, s.config.base_url, s.result) for s in seats],
+            [s.engine for s in seats])
 
 
 def new_labels(configs: Sequence[Any], priors: Sequence[str]) -> list[str]:

@@ -28,9 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
+from judgekit.engine.jury import juror_labels
 from judgekit.engine.types import State
-from judgekit.engine.urls import redact_url
-from judgekit.errors import ConfigError
 from judgekit.pairwise.agreement import agreement
 from judgekit.pairwise.models import (
     JudgeReliability,
@@ -62,16 +61,6 @@ def jury_verdict(votes: Sequence[str | None], rule: JuryRule = "majority") -> st
         if 2 * given.count(side) > len(given):
             return side
     return "draw"
-
-
-def juror_labels(judges: Sequence[tuple[str, str | None]]) -> list[str]:
-    """A name per judge ``(model, base_url)``: its model id, and ``model@url`` where two
-    judges share a model id."""
-    if len(set(judges)) != len(judges):
-        raise ConfigError("the same judge is named twice: give each judge once")
-    models = [m for m, _ in judges]
-    return [m if models.count(m) == 1 else f"{m}@{redact_url(url) if url else url}"
-            for m, url in judges]
 
 
 @dataclass
