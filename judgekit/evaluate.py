@@ -17,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from pydantic import BaseModel
 
 from judgekit import stats
 from judgekit.diffs import DEFAULT_INFRA_PATHS
@@ -31,12 +33,13 @@ from judgekit.scoring.models import ScoredResult, ScoreSummary
 from judgekit.scoring.score import Similarity, score_rows, summarise
 from judgekit.scoring.step import ScoreResult, score_step
 from judgekit.scoring.stream import iter_scored
-from judgekit.steps import Step, StepResult
+from judgekit.steps import AnyResult, Step, StepKind, StepResult
 
 if TYPE_CHECKING:
     from judgekit.audit.options import AuditOptions
     from judgekit.engine.config import EngineConfig
     from judgekit.audit.jury import AuditJuryResult
+    from judgekit.audit.kind import AuditKind
     from judgekit.engine.engine import Engine
     from judgekit.engine.jury import JuryRunner
     from judgekit.pairwise.jury import JuryResult
@@ -46,35 +49,53 @@ if TYPE_CHECKING:
 @dataclass
 class EvalResult:
     """Everything one evaluation produced: the score summary, the loaded results, and the
-    result of each judging step that ran (:func:`judgekit.summary.summary_of` composes
-    ``summary.json`` from them)."""
+    result of each judging step that ran, kept by its descriptor
+    (:func:`judgekit.summary.summary_of` composes ``summary.json`` from them)."""
 
     summary: ScoreSummary
     runs: list[RunResult] = field(default_factory=list, repr=False)
-    pairwise: StepResult[Any, Any] | None = None
-    audit: StepResult[Any, Any] | None = None
+    #: the judging steps' results, in the order they ran; one per step (its ``kind``).
+    parts: list[AnyResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     enrichment: Enrichment | None = None
     #: the judge model, how it was asked and what it received (``summary["judge"]``).
     judge: JudgeRun | None = None
-    #: results of steps other than pairwise judging and the audit, in the order they ran.
-    others: list[StepResult[Any, Any]] = field(default_factory=list)
 
     @property
     def scoring(self) -> ScoreResult:
         """The scoring step's result: the scored results (``results.jsonl``) and summary."""
         return ScoreResult(self.summary)
 
-    def steps(self) -> list[StepResult[Any, Any]]:
-        """The judging steps' results, in the order ``summary.json`` lists their entries."""
-        return [p for p in (self.pairwise, self.audit) if p is not None] + self.others
+    def part(self, kind: StepKind[R, S]) -> StepResult[R, S] | None:
+        """The result of the step ``kind`` describes, if it ran."""
+        found = next((p for p in self.parts if p.kind is kind), None)
+        return cast("StepResult[R, S] | None", found)
 
-    def add(self, part: StepResult[Any, Any]) -> None:
-        """Keep a step's result under its name."""
-        if part.name in ("pairwise", "audit"):
-            setattr(self, part.name, part)
+    @property
+    def pairwise(self) -> StepResult[PairRecord, PairwiseStepSummary] | None:
+        """Pairwise judging's result (by one judge or a jury), if it ran."""
+        from judgekit.pairwise.kind import PAIRWISE
+
+        return self.part(PAIRWISE)
+
+    @property
+    def audit(self) -> StepResult[AuditRecord, AuditStepSummary] | None:
+        """The audit's result (by one judge or a jury), if it ran."""
+        from judgekit.audit.kind import AUDIT
+
+        return self.part(AUDIT)
+
+    def steps(self) -> list[AnyResult]:
+        """The judging steps' results, in the order they ran."""
+        return list(self.parts)
+
+    def add(self, part: AnyResult) -> None:
+        """Keep a step's result (in place of an earlier result of the same step)."""
+        at = next((i for i, p in enumerate(self.parts) if p.kind is part.kind), None)
+        if at is None:
+            self.parts.append(part)
         else:
-            self.others.append(part)
+            self.parts[at] = part
 
 
 def _similarity(enabled: bool) -> Similarity | None:
@@ -139,9 +160,14 @@ class PairwiseStep:
     """Pairwise judging by flip-and-draw; by a jury when several judges are given."""
 
     options: PairwiseOptions | None = None
-    name: str = "pairwise"
 
-    def run(self, inputs: Judging) -> StepResult[Any, Any]:
+    @property
+    def kind(self) -> PairwiseKind:
+        from judgekit.pairwise.kind import PAIRWISE
+
+        return PAIRWISE
+
+    def run(self, inputs: Judging) -> AnyResult:
         if len(inputs.configs) > 1:
             return _judge_by_jury(inputs, self.options)
         from judgekit.pairwise import run_pairwise
@@ -157,9 +183,14 @@ class AuditStep:
 
     options: AuditOptions | None = None
     jury: bool = False
-    name: str = "audit"
 
-    def run(self, inputs: Judging) -> StepResult[Any, Any]:
+    @property
+    def kind(self) -> AuditKind:
+        from judgekit.audit.kind import AUDIT
+
+        return AUDIT
+
+    def run(self, inputs: Judging) -> AnyResult:
         if self.jury and len(inputs.configs) > 1:
             return _audit_by_jury(inputs, self.options)
         from judgekit.audit import run_audit

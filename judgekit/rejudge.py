@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from judgekit.audit.aggregate import AuditRecord
+from judgekit.audit.kind import AUDIT
 from judgekit.audit.models import AuditStepSummary, AuditSummary
 from judgekit.diffs import DEFAULT_INFRA_PATHS
 from judgekit.errors import ConfigError, InputError
@@ -40,6 +41,7 @@ from judgekit.evaluate import EvalResult
 from judgekit.engine.config import EngineConfig
 from judgekit.engine.engine import Engine
 from judgekit.engine.jury import JuryRunner, juror_labels
+from judgekit.outputs import RUNS_FILE, SUMMARY_FILE
 from judgekit.pairwise.jury import Juror, JuryResult, JuryRule
 from judgekit.pairwise.models import PairwiseStepSummary, PairwiseSummary
 from judgekit.pairwise.options import PairwiseOptions
@@ -50,14 +52,13 @@ from judgekit.pairwise.size import patch_size
 from judgekit.pairwise.step import shows_reference
 from judgekit.report.load import ReportInputs, load_report_dir
 from judgekit.scoring.models import ScoreSummary
-from judgekit.steps import StepResult
+from judgekit.steps import AnyResult, StepKind, StepResult
 from judgekit.summary import EvalSummary
 
 __all__ = ["JudgedOutput", "is_judged_output", "load_judged_output", "rejudge"]
 
-from judgekit.report.outdir import is_judged_output
+from judgekit.report.outdir import RECORDS, is_judged_output
 
-RECORDS = "pairwise.jsonl"
 
 
 @dataclass
@@ -76,15 +77,15 @@ class JudgedOutput:
 def load_judged_output(path: str | Path) -> JudgedOutput:
     """Read an output directory for judging again; a missing part is an :class:`InputError`."""
     out = Path(path)
-    for name, why in (("runs.jsonl", "the loaded results the judges were shown"),
+    for name, why in ((RUNS_FILE, "the loaded results the judges were shown"),
                       (RECORDS, "the verdicts to reuse")):
         if not (out / name).is_file():
             raise InputError(out / name, None, f"missing: a judged output keeps {why}")
     inputs = load_report_dir(out)
     if not inputs.runs:
-        raise InputError(out / "runs.jsonl", None, "holds no results to judge")
+        raise InputError(out / RUNS_FILE, None, "holds no results to judge")
     if inputs.summary.pairwise_run is None:
-        raise InputError(out / "summary.json", "pairwise_run", "missing: no pairwise judging "
+        raise InputError(out / SUMMARY_FILE, "pairwise_run", "missing: no pairwise judging "
                                                                "to add a judge to")
     return JudgedOutput(out, inputs)
 
@@ -174,13 +175,12 @@ def _check_plan(pairs: Sequence[PlannedPair], records: Sequence[PairRecord],
 class KeptAudit(StepResult[AuditRecord, AuditStepSummary]):
     """The output's audit, carried over unchanged."""
 
-    name: ClassVar[str] = "audit"
-    records_file: ClassVar[str | None] = "audit.jsonl"
+    kind: ClassVar[StepKind[Any, Any]] = AUDIT
+    #: not run now: its failures were told when it ran, and are not this run's.
+    carried_over: ClassVar[bool] = True
 
     records: list[AuditRecord]
     counts: AuditSummary
-    #: not run now: its failures were told when it ran, and are not this run's.
-    carried_over: bool = True
 
     def _summarise(self) -> AuditStepSummary:
         return AuditStepSummary(audit=self.counts)
@@ -259,13 +259,16 @@ def rejudge(output: JudgedOutput, judges: Sequence[Any], *, replace: bool = Fals
     return result
 
 
-def _result(output: JudgedOutput, pairwise: StepResult[Any, Any]) -> EvalResult:
+def _result(output: JudgedOutput,
+            pairwise: StepResult[PairRecord, PairwiseStepSummary]) -> EvalResult:
     """The output's scores, audit and notes with the new pairwise part (``judge``: the
     output's, until a judge is asked)."""
     summary, inputs = output.summary, output.inputs
     given = summary.model_fields_set
     score = ScoreSummary(**{k: getattr(summary, k) for k in ScoreSummary.model_fields
                             if k in given})
-    audit = (KeptAudit(inputs.audit, summary.audit) if summary.audit is not None else None)
-    return EvalResult(summary=score, runs=list(inputs.runs), pairwise=pairwise, audit=audit,
+    parts: list[AnyResult] = [pairwise]
+    if summary.audit is not None:
+        parts.append(KeptAudit(inputs.audit, summary.audit))
+    return EvalResult(summary=score, runs=list(inputs.runs), parts=parts,
                       notes=list(summary.notes), judge=summary.judge)

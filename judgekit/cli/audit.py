@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from judgekit.audit.rubric import load_rubric
     from judgekit.cli._audit_flags import audit_options_from_args
-    from judgekit.cli._pipeline import inputs_of, report_errors
+    from judgekit.cli._pipeline import inputs_of
     from judgekit.evaluate import AuditStep, run_pipeline
 
     options = audit_options_from_args(args)
@@ -64,13 +64,20 @@ def run(args: argparse.Namespace) -> int:
         configs = [c.model_copy(update={"progress": False}) for c in configs]
     config = configs[0]
     source, load_kwargs = inputs_of(args)
-    result = run_pipeline(source, [AuditStep(options, jury=True)],
+    step = AuditStep(options, jury=True)
+    result = run_pipeline(source, [step],
                           judge=configs if len(configs) > 1 else config,
                           **load_kwargs, **scoring_kwargs(args))
     if config.dry_run:
         say("audit: dry run, no call made, nothing written")
         return 0
-    from judgekit.cli._output import EXIT_INCOMPLETE, audit_cached, closing_lines, incomplete
+    from judgekit.cli._output import (
+        EXIT_INCOMPLETE,
+        closing_lines,
+        incomplete,
+        report_failures,
+        stop_detail,
+    )
     from judgekit.summary import summary_of
 
     summary = summary_of(result)
@@ -83,14 +90,11 @@ def run(args: argparse.Namespace) -> int:
         print_json(summary.as_json())
     elif summary.audit is not None:
         _print(summary.audit)
-    from judgekit.cli.judge import auth_stop
-
-    stopped = auth_stop(result)
-    if stopped:  # the engine's notice already said so, in one line, when it happened
+    if stop_detail(result.parts):  # the engine's notice already said so, in one line
         return 1
-    code = report_errors(result.audit)
-    for line in closing_lines(summary, report, judging_skipped=False, pairwise_asked=False,
-                              audit_cached=audit_cached(result)):
+    code = report_failures(result.parts)
+    for line in closing_lines(summary, report, judging_skipped=False, asked=[step.kind],
+                              parts=result.parts):
         say(line)
     return EXIT_INCOMPLETE if code == 0 and incomplete(summary) else code
 

@@ -51,7 +51,6 @@ def run(args: argparse.Namespace) -> int:
         else:
             print_summary(summary, spell=spell)
     if report is not None:
-        for line in closing_lines(summary, report, judging_skipped=False,
-                                  pairwise_asked=False, audit_asked=False):
+        for line in closing_lines(summary, report, judging_skipped=False):
             say(line)
     return 0

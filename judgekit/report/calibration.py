@@ -21,10 +21,11 @@ from pydantic import BaseModel, Field
 from judgekit.audit import Calibration
 from judgekit.errors import InputError
 from judgekit.io import atomic_write_text
+from judgekit.outputs import CALIBRATION_FILE
 from judgekit.pairwise.calibrate import PairwiseCalibration
 from judgekit.ingest.validation import validate
 
-FILENAME = "calibration.json"
+FILENAME = CALIBRATION_FILE
 
 
 class CalibrationFile(BaseModel):

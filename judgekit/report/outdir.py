@@ -30,19 +30,31 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from judgekit.outputs import (
+    CALIBRATION_FILE,
+    REPORT_HTML,
+    REPORT_MD,
+    RESULTS_FILE,
+    RUNS_FILE,
+    SUMMARY_FILE,
+)
+from judgekit.pairwise.kind import PAIRWISE
+from judgekit.step_registry import record_files
+
 #: Files an evaluation's output directory may hold; a new set replaces all of them.
-OUTPUT_FILES: tuple[str, ...] = ("summary.json", "results.jsonl", "runs.jsonl",
-                                 "pairwise.jsonl", "audit.jsonl", "report.md", "report.html",
-                                 "calibration.json")
+OUTPUT_FILES: tuple[str, ...] = (SUMMARY_FILE, RESULTS_FILE, RUNS_FILE, *record_files(),
+                                 REPORT_MD, REPORT_HTML, CALIBRATION_FILE)
 
 _MARK = ".judgekit-"
+#: the verdicts a judged output keeps (what ``judge DIR --judge NEW`` adds judges to).
+RECORDS = str(PAIRWISE.records_file)
 
 
 def is_judged_output(path: str | Path) -> bool:
     """True when ``path`` is an output directory of judgekit with pairwise verdicts (its
     ``summary.json`` and ``pairwise.jsonl``)."""
     p = Path(path)
-    return p.is_dir() and (p / "summary.json").is_file() and (p / "pairwise.jsonl").is_file()
+    return p.is_dir() and (p / SUMMARY_FILE).is_file() and (p / RECORDS).is_file()
 
 
 def _staging_prefix(out: Path) -> str:
