@@ -35,15 +35,23 @@ from judgekit.scoring.step import ScoreResult, score_step
 from judgekit.scoring.stream import iter_scored
 from judgekit.steps import AnyResult, Step, StepKind, StepResult
 
+R = TypeVar("R", bound=BaseModel)
+S = TypeVar("S", bound=BaseModel)
+
 if TYPE_CHECKING:
-    from judgekit.audit.options import AuditOptions
-    from judgekit.engine.config import EngineConfig
+    from judgekit.audit.aggregate import AuditRecord
     from judgekit.audit.jury import AuditJuryResult
     from judgekit.audit.kind import AuditKind
+    from judgekit.audit.models import AuditStepSummary
+    from judgekit.audit.options import AuditOptions
+    from judgekit.engine.config import EngineConfig
     from judgekit.engine.engine import Engine
     from judgekit.engine.jury import JuryRunner
     from judgekit.pairwise.jury import JuryResult
+    from judgekit.pairwise.kind import PairwiseKind
+    from judgekit.pairwise.models import PairwiseStepSummary
     from judgekit.pairwise.options import PairwiseOptions
+    from judgekit.pairwise.records import PairRecord
 
 
 @dataclass

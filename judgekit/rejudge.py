@@ -226,9 +226,10 @@ def rejudge(output: JudgedOutput, judges: Sequence[Any], *, replace: bool = Fals
     assert summary.pairwise_run is not None  # checked on loading
     options = options or PairwiseOptions()
     jury = summary.pairwise.jury if summary.pairwise is not None else None
-    rule = rule or (jury.rule if jury is not None else None) or "majority"  # type: ignore
+    named = rule or (jury.rule if jury is not None else None)
+    chosen: JuryRule = "unanimous" if named == "unanimous" else "majority"
 
-    options = options.model_copy(update={"jury_rule": rule})
+    options = options.model_copy(update={"jury_rule": chosen})
     priors = {p.label: p for p in prior_judges(output)}
     labels = new_labels(judges, list(priors))
     order = labels if replace else list(priors) + [x for x in labels if x not in priors]
@@ -239,7 +240,7 @@ def rejudge(output: JudgedOutput, judges: Sequence[Any], *, replace: bool = Fals
     new, engines = _ask([c for _, c in asked], [label for label, _ in asked], output,
                         options, exclude)
     if new and new[0].result.dry_run:
-        return _result(output, new[0].result if len(new) == 1 else JuryResult(new, rule=rule))
+        return _result(output, new[0].result if len(new) == 1 else JuryResult(new, rule=chosen))
     common: dict[str, Any] = dict(
         select=summary.pairwise_run.select, notes=list(notes),
         threshold=options.reliability_threshold, seed=options.seed,
@@ -250,7 +251,7 @@ def rejudge(output: JudgedOutput, judges: Sequence[Any], *, replace: bool = Fals
         _prior_result(priors[label], common)) for label in order]
     reused = [label for label in order if label not in made]
     part = jurors[0].result if len(jurors) == 1 else JuryResult(
-        jurors, rule=rule, notes=[f"verdicts of {', '.join(reused)} reused from the judged "
+        jurors, rule=chosen, notes=[f"verdicts of {', '.join(reused)} reused from the judged "
                                   "output (no call)"] if reused and new else [],
         reused=reused)
     result = _result(output, part)

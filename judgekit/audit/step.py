@@ -15,25 +15,23 @@ Example:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
 
 from judgekit.audit.aggregate import (
     AuditRecord,
-    TaskAudit,
     aggregate_tasks,
     combine_samples,
     sample_from_outcome,
 )
 from judgekit.audit.kind import AUDIT, audit_failures
 from judgekit.audit.checks import evidence_problems, logical_problems, missing_quotes
-from judgekit.audit.condense import estimate_tokens
 from judgekit._resources import read_template
 from judgekit.audit.materials import Materials, gather_materials
-from judgekit.audit.models import AuditStepSummary, AuditSummary
-from judgekit.engine.tokens import CHARS_PER_TOKEN
+from judgekit.audit.models import AuditStepSummary, AuditSummary, TaskAudit
+from judgekit.engine.tokens import CHARS_PER_TOKEN, estimate_tokens
 from judgekit.audit.options import AuditOptions
 from judgekit.audit.rubric import NONE_TYPE, Rubric, load_rubric
 from judgekit.audit.verdict import decoding_schema, verdict_schema
@@ -138,7 +136,7 @@ def _request(m: Materials, *, key: str, system: str, schema: dict[str, Any], rub
 MIN_FITTED_ITEM_TOKENS = 300
 
 
-def _fitted(ask: Any, run: RunResult, scored: ScoredResult, system: str, sys_tokens: int,
+def _fitted(ask: Callable[[Materials], JudgeRequest], run: RunResult, scored: ScoredResult, system: str, sys_tokens: int,
             sample: tuple[int, int], max_input_tokens: int, max_chars: int) -> JudgeRequest | None:
     """The request with its materials condensed to fit ``max_chars`` characters in all
     (rubric included), or ``None`` when too little room is left for them."""

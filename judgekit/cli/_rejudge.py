@@ -29,7 +29,7 @@ def _check_out(args: argparse.Namespace, source: Path) -> Path:
     from judgekit.cli._output import check_out_dir
 
     check_out_dir(args.out, force=bool(args.force), paths=[source / RUNS_FILE])
-    return args.out
+    return Path(args.out)
 
 
 @dataclass

@@ -29,7 +29,7 @@ NO_JUDGE = ("no judge model: pass --judge anthropic:<model> or openai:<model> an
             "ANTHROPIC_API_KEY or OPENAI_API_KEY")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from judgekit.cli._audit_flags import add_audit_arguments, add_swebench_logs_argument
 
     add_engine_arguments = _engine_flags().add_engine_arguments

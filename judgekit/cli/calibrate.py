@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from judgekit.pairwise.calibrate import JudgeAgreement, PairwiseCalibration
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "calibrate", help="compare audit or pairwise verdicts with human labels "
                           "(accuracy, kappa)",

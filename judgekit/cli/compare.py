@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from judgekit.pairwise.compare import DimensionAgreement, OutputComparison
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "compare", help="agreement between two judged outputs' pairwise verdicts",
         description="Match the compared pairs of two judged outputs by task, arms and "

@@ -43,7 +43,7 @@ def _audit() -> ModuleType:
     return _audit_flags
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "judge", help="score, judge pairs of solutions (flip-and-draw) and audit failures",
         description="Score runs, judge every two arms of each task in both orders on "

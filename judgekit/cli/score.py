@@ -14,7 +14,7 @@ from judgekit.cli._common import (
 )
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("score", help="score runs: precision/recall/F1, test status, arm stats",
                        description="Score runs: file-level precision/recall/F1, honest test "
                                    "statuses, per-arm statistics and paired comparisons.")
