@@ -268,9 +268,12 @@ def evaluate(
         from judgekit.engine.config import judge_configs
 
         judge = judge_configs(judge, base_url=base_url)
-    return run_pipeline(paths, steps, judge=judge, exclude=exclude, mixed_models=mixed_models,
-                        seed=seed, similarity=similarity, tasks=tasks, keep_runs=keep_runs,
-                        adapters=adapters, while_judging=while_judging)
+    options = PipelineOptions(exclude=tuple(exclude), mixed_models=mixed_models, seed=seed,
+                              similarity=similarity, tasks=tuple(tasks) if tasks else None,
+                              keep_runs=keep_runs,
+                              adapters=tuple(adapters) if adapters is not None else None)
+    return run_pipeline(paths, steps, judge=judge, options=options,
+                        while_judging=while_judging)
 
 
 Source = str | Path | Sequence[str | Path] | Sequence[RunResult]
@@ -301,26 +304,44 @@ def _loaded(paths: Source, adapters: Sequence[Adapter] | None
     return report.results, report.warnings
 
 
+@dataclass(frozen=True)
+class PipelineOptions:
+    """How the pipeline loads and scores: the options :func:`evaluate` takes one by one and
+    the command line reads once (``judgekit.cli._common.pipeline_options``)."""
+
+    #: paths whose changes are infrastructure, left out of file-level scores.
+    exclude: tuple[str, ...] = tuple(DEFAULT_INFRA_PATHS)
+    #: compare arms whose results name different models (refused otherwise).
+    mixed_models: bool = False
+    #: the seed of the bootstrap intervals (None: the default seed).
+    seed: int | None = None
+    #: add the embedding similarity of diffs (the index extra).
+    similarity: bool = False
+    #: suite files whose tasks fill fields the run files leave out.
+    tasks: tuple[str | Path, ...] | None = None
+    #: keep the loaded results (False: score them as they are read, without a judge).
+    keep_runs: bool = True
+    #: the readers of other harnesses' files (None: the default ones).
+    adapters: tuple[Adapter, ...] | None = None
+
+
 def run_pipeline(
     paths: Source,
     steps: Sequence[Step[Judging]] = (),
     *,
     judge: Any | None = None,
-    exclude: Sequence[str] = DEFAULT_INFRA_PATHS,
-    mixed_models: bool = False,
-    seed: int | None = None,
-    similarity: bool = False,
-    tasks: Sequence[str | Path] | None = None,
-    keep_runs: bool = True,
-    adapters: Sequence[Adapter] | None = None,
+    options: PipelineOptions | None = None,
     while_judging: Callable[[EvalResult], Iterable[object]] | None = None,
 ) -> EvalResult:
     """Load, score, then run ``steps`` in order with the judge(s) ``judge``: the pipeline of
     :func:`evaluate` and of the ``score``, ``judge`` and ``audit`` commands, which differ
     only in their steps. Without a judge or without steps only scoring runs."""
-    sim = _similarity(similarity)
+    opts = options or PipelineOptions()
+    exclude, tasks, adapters = opts.exclude, opts.tasks, opts.adapters
+    mixed_models, seed = opts.mixed_models, opts.seed
+    sim = _similarity(opts.similarity)
     seed_value = stats.DEFAULT_SEED if seed is None else seed
-    if not keep_runs and judge is None and not tasks and sim is None and not _given_results(
+    if not opts.keep_runs and judge is None and not tasks and sim is None and not _given_results(
             paths):
         return _streamed(paths, exclude=exclude, adapters=adapters,
                          mixed_models=mixed_models, seed=seed_value)
@@ -408,5 +429,5 @@ def _audit_by_jury(inputs: Judging, options: AuditOptions | None) -> AuditJuryRe
                             for s in seats], min_runs=opts.min_runs)
 
 
-__all__ = ["AuditStep", "EvalResult", "Judging", "PairwiseStep", "evaluate", "judging_steps",
-           "run_pipeline"]
+__all__ = ["AuditStep", "EvalResult", "Judging", "PairwiseStep", "PipelineOptions", "evaluate",
+           "judging_steps", "run_pipeline"]

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 from judgekit.cli._common import (
     add_output_arguments,
     add_scoring_arguments,
+    pipeline_options,
     print_json,
     say,
-    scoring_kwargs,
 )
 from judgekit.errors import ConfigError
 
@@ -52,7 +52,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from judgekit.audit.rubric import load_rubric
     from judgekit.cli._audit_flags import audit_options_from_args
-    from judgekit.cli._pipeline import inputs_of
     from judgekit.evaluate import AuditStep, run_pipeline
 
     options = audit_options_from_args(args)
@@ -63,11 +62,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         configs = [c.model_copy(update={"progress": False}) for c in configs]
     config = configs[0]
-    source, load_kwargs = inputs_of(args)
     step = AuditStep(options, jury=True)
-    result = run_pipeline(source, [step],
-                          judge=configs if len(configs) > 1 else config,
-                          **load_kwargs, **scoring_kwargs(args))
+    result = run_pipeline(args.paths, [step], judge=configs if len(configs) > 1 else config,
+                          options=pipeline_options(args))
     if config.dry_run:
         say("audit: dry run, no call made, nothing written")
         return 0

@@ -14,9 +14,9 @@ from judgekit.cli._common import (
     add_output_arguments,
     add_scoring_arguments,
     announce_similarity,
+    pipeline_options,
     print_json,
     say,
-    scoring_kwargs,
 )
 
 if TYPE_CHECKING:
@@ -97,7 +97,6 @@ def run(args: argparse.Namespace) -> int:
     if any(is_judged_output(p) for p in args.paths):
         return _rejudge(args)
     from judgekit.cli._output import tasks_line
-    from judgekit.cli._pipeline import inputs_of
     from judgekit.evaluate import run_pipeline
     from judgekit.summary import summary_of
 
@@ -111,7 +110,6 @@ def run(args: argparse.Namespace) -> int:
     dry_run = configs is not None and configs[0].dry_run
     announce_similarity(args)
     captured = io.StringIO()
-    source, load_kwargs = inputs_of(args)
     steps = _steps(args, pairwise=pairwise, audit=audit)
     prepared = None
     if args.out and not dry_run:  # the report's diffs are rendered while the calls wait
@@ -120,10 +118,9 @@ def run(args: argparse.Namespace) -> int:
         prepared = PreparedParts()
     with contextlib.redirect_stderr(captured) if dry_run else contextlib.nullcontext():
         result = run_pipeline(
-            source, steps, judge=config,
+            args.paths, steps, judge=config, options=pipeline_options(args),
             while_judging=(lambda r: prepared.steps(r.runs, r.summary.results))
-            if prepared is not None else None,
-            **load_kwargs, **scoring_kwargs(args))
+            if prepared is not None else None)
     if skipped:
         result.notes.append(_engine().HOW_TO_ENABLE)
     tasks = tasks_line(result)

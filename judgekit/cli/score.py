@@ -8,9 +8,9 @@ from judgekit.cli._common import (
     add_output_arguments,
     add_scoring_arguments,
     announce_similarity,
+    pipeline_options,
     print_json,
     say,
-    scoring_kwargs,
 )
 
 
@@ -28,7 +28,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from judgekit.cli._output import closing_lines, tasks_line
-    from judgekit.cli._pipeline import inputs_of
     from judgekit.evaluate import run_pipeline
     from judgekit.gcpause import collector_paused
     from judgekit.report import write_reports
@@ -37,9 +36,8 @@ def run(args: argparse.Namespace) -> int:
     from judgekit.summary import summary_of
 
     announce_similarity(args)
-    source, load_kwargs = inputs_of(args)
-    result = run_pipeline(source, [], keep_runs=args.out is not None, **load_kwargs,
-                          **scoring_kwargs(args))
+    result = run_pipeline(args.paths, [],
+                          options=pipeline_options(args, keep_runs=args.out is not None))
     tasks = tasks_line(result)
     if tasks:
         say(tasks)

@@ -1,7 +1,7 @@
 """The jury runner: several judges asked in turn, under one cost cap for the whole run.
 
 A jury is several judges, each doing the whole of a step's work with its own engine
-(pairwise judging, the audit, or ``judge DIR --judge NEW`` asking new judges of a judged
+(pairwise judging, the audit, or new judges asked of a judged
 output). :class:`JuryRunner` is the one place that makes their engines and holds their
 spending to the cost cap: before a judge is asked, its engine's cap is lowered by what
 every other engine of the run has spent, so the run as a whole never spends more than the

@@ -46,7 +46,7 @@ OUTPUT_FILES: tuple[str, ...] = (SUMMARY_FILE, RESULTS_FILE, RUNS_FILE, *record_
                                  REPORT_MD, REPORT_HTML, CALIBRATION_FILE)
 
 _MARK = ".judgekit-"
-#: the verdicts a judged output keeps (what ``judge DIR --judge NEW`` adds judges to).
+#: the verdicts a judged output keeps (what re-judging adds judges to).
 RECORDS = str(PAIRWISE.records_file)
 
 

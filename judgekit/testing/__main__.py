@@ -2,6 +2,6 @@
 
 import sys
 
-from judgekit.testing.commands import main
+from judgekit.testing.cli import main
 
 sys.exit(main())
