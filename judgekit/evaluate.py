@@ -86,12 +86,32 @@ class EvalResult:
 
         return self.part(PAIRWISE)
 
+    @pairwise.setter
+    def pairwise(self, part: StepResult[PairRecord, PairwiseStepSummary] | None) -> None:
+        from judgekit.pairwise.kind import PAIRWISE
+
+        self.put(PAIRWISE, part)
+
     @property
     def audit(self) -> StepResult[AuditRecord, AuditStepSummary] | None:
         """The audit's result (by one judge or a jury), if it ran."""
         from judgekit.audit.kind import AUDIT
 
         return self.part(AUDIT)
+
+    @audit.setter
+    def audit(self, part: StepResult[AuditRecord, AuditStepSummary] | None) -> None:
+        from judgekit.audit.kind import AUDIT
+
+        self.put(AUDIT, part)
+
+    def put(self, kind: StepKind[R, S], part: StepResult[R, S] | None) -> None:
+        """Keep ``part`` as the result of the step ``kind`` describes (None: drop it)."""
+        if part is not None and part.kind is not kind:
+            raise TypeError(f"a {part.kind.name} result is not the {kind.name} step's")
+        self.parts = [p for p in self.parts if p.kind is not kind]
+        if part is not None:
+            self.add(part)
 
     def steps(self) -> list[AnyResult]:
         """The judging steps' results, in the order they ran."""
