@@ -199,8 +199,8 @@ def _discard(staging: Path) -> None:
             os.unlink(staging / name)
         except FileNotFoundError:
             pass
-        except IsADirectoryError:
-            return
+        except OSError:
+            return  # not a file, or not this process's to remove: it stays
     try:
         os.rmdir(staging)
     except OSError:
@@ -241,31 +241,57 @@ def _settle(out: Path) -> None:
     for staging in stale:
         record = _read_commit(staging) if _marked(staging) else None
         if record is not None:
-            _finish(staging, out, record)
+            try:
+                _finish(staging, out, record)
+            except OSError:
+                if out.is_dir():  # a committed write must not outlive this lock unfinished
+                    raise
+                _discard(staging)  # its directory is gone: nothing to finish
     for staging in stale:
         if staging.exists():
             _discard(staging)
 
 
-def remove_stale(out: str | Path) -> None:
-    """Finish or remove what a killed writer of ``out`` left behind (a committed write is
-    finished, anything else of judgekit's removed).
+@contextmanager
+def writing(out: str | Path) -> Iterator[None]:
+    """Hold ``out``'s write lock, after finishing or removing what a killed writer of ``out``
+    left (a committed write is finished, anything else of judgekit's removed): no other
+    judgekit process writes ``out`` meanwhile.
 
-    Raises :class:`~judgekit.errors.InputError` when another process is writing ``out``.
-    Nothing happens where ``out``'s directory cannot be written.
+    Raises :class:`OutputBusy` when another process is writing ``out``. Where the lock cannot
+    be taken for want of permission, nothing is held: a write that follows meets the same
+    refusal.
     """
     try:
         target = _target(out)
     except InputError:
-        return
-    if not target.parent.is_dir():
-        return
+        target = None
+    lock = _locked(target) if target is not None and target.parent.is_dir() else None
     try:
-        with _locked(target):
-            _settle(target)
+        if lock is not None:
+            lock.__enter__()
     except OutputBusy:
         raise
-    except (InputError, OSError):
+    except InputError:
+        lock = None
+    try:
+        if lock is not None and target is not None:
+            try:
+                _settle(target)
+            except OSError:
+                pass
+        yield
+    finally:
+        if lock is not None:
+            lock.__exit__(None, None, None)
+
+
+def remove_stale(out: str | Path) -> None:
+    """Finish or remove what a killed writer of ``out`` left behind (:func:`writing`).
+
+    Raises :class:`OutputBusy` when another process is writing ``out``.
+    """
+    with writing(out):
         pass
 
 
