@@ -185,15 +185,23 @@ def _marked(staging: Path) -> bool:
     return isinstance(mark, dict) and match is not None and mark.get("token") == match.group(2)
 
 
-def _discard(staging: Path) -> None:
-    """Remove judgekit's files from ``staging`` (data first, the marker last), then the
-    directory if that emptied it; anything else is left where it is."""
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samestat(os.lstat(a), os.lstat(b))
+    except OSError:
+        return False
+
+
+def _discard(staging: Path, out: Path) -> None:
+    """Remove judgekit's files from ``staging`` (data first, the marker last), and the links
+    it holds to the user's files that ``out`` links too (the files stay, by ``out``'s
+    links), then the directory if that emptied it; anything else is left where it is."""
     try:
         names = [e.name for e in os.scandir(staging)]
     except OSError:
         return
-    order = sorted((n for n in names if n in _OWN),
-                   key=lambda n: (n == MARKER, n == COMMIT))
+    order = sorted((n for n in names if n in _OWN or _same_file(staging / n, out / n)),
+                   key=lambda n: (n in _OWN, n == MARKER, n == COMMIT))
     for name in order:
         try:
             os.unlink(staging / name)
@@ -231,7 +239,7 @@ def _finish(staging: Path, out: Path, record: dict[str, object]) -> None:
             continue
         if [st.st_dev, st.st_ino] == list(ident):
             os.unlink(out / name)
-    _discard(staging)
+    _discard(staging, out)
 
 
 def _settle(out: Path) -> None:
@@ -246,10 +254,10 @@ def _settle(out: Path) -> None:
             except OSError:
                 if out.is_dir():  # a committed write must not outlive this lock unfinished
                     raise
-                _discard(staging)  # its directory is gone: nothing to finish
+                _discard(staging, out)  # its directory is gone: nothing to finish
     for staging in stale:
         if staging.exists():
-            _discard(staging)
+            _discard(staging, out)
 
 
 @contextmanager
@@ -350,12 +358,43 @@ def _mark(staging: Path) -> None:
                                               "created": time.time()}), encoding="utf-8")
 
 
-def _only_judgekits(out: Path) -> bool:
-    """Whether every entry of ``out`` is one of judgekit's files (a regular file)."""
+def _link_others(staging: Path, out: Path) -> list[str] | None:
+    """Give ``staging`` a second link to each of the user's entries of ``out``, so that the
+    user's files stay where they are when ``staging`` takes ``out``'s place; ``None`` (and
+    no links) when one cannot be linked (a directory, a file system without links)."""
+    linked: list[str] = []
     for entry in os.scandir(out):
-        if entry.name not in OUTPUT_FILES or not entry.is_file(follow_symlinks=False):
-            return False
-    return True
+        if entry.name in OUTPUT_FILES:
+            if entry.is_file(follow_symlinks=False):
+                continue
+            break  # a directory under judgekit's name: written in place, where it is refused
+        if entry.is_dir(follow_symlinks=False) or entry.name in _OWN:
+            break
+        try:
+            os.link(entry.path, staging / entry.name, follow_symlinks=False)
+        except OSError:
+            break
+        linked.append(entry.name)
+    else:
+        return linked
+    _drop_links(staging, out, linked)
+    return None
+
+
+def _drop_links(staging: Path, out: Path, names: list[str]) -> None:
+    for name in names:
+        if _same_file(staging / name, out / name):
+            os.unlink(staging / name)
+
+
+def _keep_owner(staging: Path, out: Path) -> None:
+    st = os.stat(out)
+    os.chmod(staging, stat.S_IMODE(st.st_mode))
+    if os.geteuid() == 0 and (st.st_uid, st.st_gid) != (0, 0):
+        try:
+            os.chown(staging, st.st_uid, st.st_gid)
+        except OSError:
+            pass
 
 
 def _swap(staging: Path, out: Path) -> bool:
@@ -373,14 +412,23 @@ def _swap(staging: Path, out: Path) -> bool:
                 raise
         _mark(staging)
         return False
-    if not _only_judgekits(out):
+    linked = _link_others(staging, out)
+    if linked is None:
         return False
-    os.chmod(staging, stat.S_IMODE(os.stat(out).st_mode))
+    _keep_owner(staging, out)
     os.unlink(staging / MARKER)
     if not _exchange(staging, out):
         _mark(staging)
+        _drop_links(staging, out, linked)
         return False
-    _discard(staging)  # it holds the old set now
+    # ``staging`` holds the old set now, and second links to the user's files
+    made_meanwhile = [e.name for e in os.scandir(staging)
+                      if e.name not in OUTPUT_FILES and e.name not in linked]
+    if made_meanwhile and _exchange(staging, out):  # put the user's new entry back at once
+        _mark(staging)
+        _drop_links(staging, out, linked)
+        return False
+    _discard(staging, out)
     return True
 
 
@@ -441,7 +489,7 @@ def replace_dir(out: str | Path, fill: Callable[[Path], object]) -> None:
                 except OSError:
                     pass
             elif os.path.lexists(staging):
-                _discard(staging)
+                _discard(staging, target)
             if isinstance(exc, OSError):
                 raise _cannot_write(target, exc) from None
             raise

@@ -92,34 +92,42 @@ def _fill(out: Path, files: Files) -> None:
         (out / name).write_bytes(data)
 
 
+@pytest.mark.parametrize("folder", [False, True], ids=["a-file", "a-file-and-a-folder"])
 def test_a_kill_at_any_step_over_the_users_files_keeps_them_and_one_whole_set(
-        tmp_path: Path, sets: tuple[Files, Files]) -> None:
+        tmp_path: Path, sets: tuple[Files, Files], folder: bool) -> None:
+    """The user's files alone: the set is swapped whole (at the very instant of the kill).
+    A folder of theirs too: the set is written in place, and a write cut between its renames
+    is finished by the next judgekit process, here ``judgekit report``."""
     old, new = sets
     case = tmp_path / "case"
     out = case / "out"
+    mine = ["mine", "notes.txt"] if folder else ["notes.txt"]
 
     def reset() -> None:
         shutil.rmtree(case, ignore_errors=True)
         out.mkdir(parents=True)
         _fill(out, old)
         (out / "notes.txt").write_bytes(NOTES)
+        if folder:
+            (out / "mine").mkdir()
+            (out / "mine" / "data.csv").write_bytes(NOTES)
 
     def check() -> str:
+        assert (out / "notes.txt").read_bytes() == NOTES
+        assert not folder or (out / "mine" / "data.csv").read_bytes() == NOTES
         raw = _set(out)
         if raw not in (old, new):
-            mixed.append(raw)  # cut between its renames: the command line finishes it first
-            proc = judgekit("report", out)
-            assert proc.returncode == 0, proc.stderr
-        else:
-            render_reports(out)
-        assert (out / "notes.txt").read_bytes() == NOTES
-        assert sorted(os.listdir(out)) == sorted([*_set(out), "notes.txt"])
+            assert folder, sorted(raw)  # only an in-place write can be cut between files
+            mixed.append(raw)
+        proc = judgekit("report", out)
+        assert proc.returncode == 0, proc.stderr
+        assert sorted(os.listdir(out)) == sorted([*_set(out), *mine])
         assert os.listdir(case) == ["out"]
         return _which(_set(out), old, new, DATA)
 
     mixed: list[Files] = []
     found = _kill_at_every_step(case, out, reset, check)
-    assert "old" in found and "new" in found and mixed, found
+    assert "old" in found and "new" in found and (mixed or not folder), found
     assert (out / "notes.txt").read_bytes() == NOTES and _set(out) == new
 
 
