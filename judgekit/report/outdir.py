@@ -5,25 +5,27 @@ perhaps files of the user's, which judgekit never moves, renames or deletes. A n
 written into a staging directory that carries a marker (``.judgekit-staging``: the writer's
 pid, a random token, the time), then put in place in one of two ways:
 
-- **swapped**: when ``DIR`` is new, or holds nothing but judgekit's files, the staging
-  directory (a hidden sibling, ``.NAME.judgekit-PID-TOKEN``) takes ``DIR``'s place in one
-  rename or one atomic exchange, so ``DIR`` holds the whole old set or the whole new set at
-  every instant; the old set is then removed.
-- **in place**: when ``DIR`` holds other files, is a mount point, holds the working
-  directory, or the system cannot exchange two directories, a commit record (the files to
-  move in, and the old set's other files with their identities) is first written into the
-  staging directory in one rename; then each file moves in with one atomic rename and the
-  old set's other files are removed. A process killed after the commit record was written
-  leaves a write that the next judgekit process to open ``DIR`` (a write, ``judgekit
-  report``) finishes before anything else; killed before it, ``DIR`` is as it was. The
-  staging directory is then a sibling of ``DIR`` or, for a mount point or a parent that
-  cannot be written, ``DIR/.judgekit-PID-TOKEN``.
+- **swapped**: the staging directory (a hidden sibling, ``.NAME.judgekit-PID-TOKEN``) takes
+  ``DIR``'s place in one rename or one atomic exchange, so ``DIR`` holds the whole old set
+  or the whole new set at every instant; the old set is then removed. The user's files in
+  ``DIR`` are first given a second link in the staging directory, so they are in ``DIR``,
+  the very same files, before and after the exchange (the second link, and only one that
+  still names the same file as ``DIR``'s, is removed with the old set).
+- **in place**: when ``DIR`` holds a folder of the user's (folders cannot be linked), is a
+  mount point, holds the working directory, or the system cannot exchange two directories
+  or link files, a commit record (the files to move in, and the old set's other files with
+  their identities) is first written into the staging directory in one rename; then each
+  file moves in with one atomic rename and the old set's other files are removed. A process
+  killed after the commit record was written leaves a write that the next judgekit process
+  to open ``DIR`` (a write, ``judgekit report``) finishes before anything else; killed
+  before it, ``DIR`` is as it was. The staging directory is then a sibling of ``DIR`` or,
+  for a mount point or a parent that cannot be written, ``DIR/.judgekit-PID-TOKEN``.
 
 One process writes a directory at a time: a lock (``.NAME.judgekit-lock`` beside ``DIR``,
 ``flock``) is held for the whole write, and a second writer is refused in one line. Staging
 directories are cleaned only under that lock (so their writer is gone), only when their
-name is judgekit's, and only of the files judgekit names; one that still holds anything else
-is left where it is.
+name is judgekit's, and only of the files judgekit names (and of second links to files
+``DIR`` still holds); one that still holds anything else is left where it is.
 
 Example:
     >>> import tempfile, pathlib
@@ -68,7 +70,7 @@ _LOCK = "judgekit-lock"
 #: every name judgekit removes from a staging directory; nothing else is ever removed.
 _OWN = frozenset(OUTPUT_FILES) | {MARKER, COMMIT, _COMMIT_TMP}
 _STAGING = re.compile(r"\.judgekit-(\d+)-([0-9a-f]+)(-old)?")
-_STAGING_EXCEPT_LOCK = {errno.EACCES, errno.EPERM, errno.EROFS}
+_NOT_PERMITTED = {errno.EACCES, errno.EPERM, errno.EROFS}
 
 
 def is_judged_output(path: str | Path) -> bool:
@@ -82,7 +84,11 @@ def _target(out: str | Path) -> Path:
     """``out`` made absolute, a link to a directory followed; anything else refused."""
     path = Path(out)
     if path.is_symlink():
-        resolved = path.resolve()
+        try:
+            resolved = path.resolve()
+        except (OSError, RuntimeError):  # a loop of links
+            raise InputError(path, None, "a symbolic link that leads nowhere (a loop): "
+                                         "refused; give a directory") from None
         if not resolved.exists():
             raise InputError(path, None, f"a symbolic link to {resolved}, which does not "
                                          "exist: refused; give a directory")
@@ -140,7 +146,7 @@ def _locked(out: Path) -> Iterator[None]:
     try:
         fd = _take(path, out)
     except OSError as exc:
-        if exc.errno not in _STAGING_EXCEPT_LOCK or not out.is_dir():
+        if exc.errno not in _NOT_PERMITTED or not out.is_dir():
             raise _cannot_write(out, exc) from None
         path = out / f".{_LOCK}"
         try:
@@ -341,7 +347,7 @@ def _new_staging(out: Path) -> Path:
     try:
         staging.mkdir()
     except OSError as exc:
-        if inside or exc.errno not in _STAGING_EXCEPT_LOCK or not out.is_dir():
+        if inside or exc.errno not in _NOT_PERMITTED or not out.is_dir():
             raise
         staging = out / name
         staging.mkdir()
