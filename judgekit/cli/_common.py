@@ -76,6 +76,9 @@ def inspect_options(args: argparse.Namespace) -> InspectOptions | None:
 def out_dir(text: str) -> Path:
     """``--out DIR``: a directory (new or existing), never an existing file."""
     path = Path(text)
+    if path.is_symlink() and not path.exists():
+        raise argparse.ArgumentTypeError(f"{text} is a symbolic link to nothing; --out takes "
+                                         "a directory")
     if path.exists() and not path.is_dir():
         raise argparse.ArgumentTypeError(f"{text} is a file; --out takes a directory")
     for parent in path.absolute().parents:
