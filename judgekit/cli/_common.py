@@ -138,7 +138,9 @@ def print_json(data: Any) -> None:
 
 def say(message: str) -> None:
     """One line of progress or status on stderr; ``{option:NAME}`` in it is shown as the
-    flag (:mod:`judgekit.cli._flags`)."""
+    flag (:mod:`judgekit.cli._flags`). Task ids, arm names and other values from data
+    reach the terminal without control sequences."""
     from judgekit.cli._flags import flags
+    from judgekit.report.format import printable
 
-    print(flags(message), file=sys.stderr)
+    print(printable(flags(message)), file=sys.stderr)
