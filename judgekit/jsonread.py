@@ -38,7 +38,7 @@ Example:
     >>> loads(b'{"a": "cut', "x.json")
     Traceback (most recent call last):
     ...
-    judgekit.errors.InputError: x.json: malformed JSON at line 1 column 7: a string starts there and is never closed: the file ends first (is it cut short?)
+    judgekit.errors.InputError: x.json: malformed JSON at column 7: a string starts there ...
 """
 
 from __future__ import annotations

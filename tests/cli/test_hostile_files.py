@@ -253,3 +253,34 @@ def test_a_run_file_cut_short_is_named_in_a_whole_sentence(
     assert line.endswith("ends first (is it cut short?)") or line.endswith(
         "inside the JSON value (is it cut short?)"), line
     assert not (tmp_path / "out").exists()
+
+
+# --- suites, task datasets and rubrics ------------------------------------------------
+
+DEEP_YAML = "name: x\ntasks: " + "[" * 100_000 + "\n"
+OTHER_FILES = [
+    pytest.param("suite.yaml", DEEP_YAML.encode(), "--tasks", "invalid YAML: nested too deeply",
+                 id="suite-nested"),
+    pytest.param("suite.yaml", b"name: x\ntasks: \xff\n", "--tasks", "not UTF-8 text",
+                 id="suite-not-utf8"),
+    pytest.param("dataset.json", b"[" * 100_000, "--tasks", "nested deeper than 64 levels",
+                 id="dataset-nested"),
+    pytest.param("rubric.md", ("---\nid: " + "[" * 100_000 + "\n---\n").encode(), "--rubric",
+                 "front matter: invalid YAML: nested too deeply", id="rubric-nested"),
+    pytest.param("rubric.md", b"---\nid: x\n---\n\xff\n", "--rubric", "not UTF-8 text",
+                 id="rubric-not-utf8"),
+]
+
+
+@pytest.mark.parametrize(("name", "data", "option", "says"), OTHER_FILES)
+def test_a_hostile_suite_dataset_or_rubric_is_refused_in_one_line(
+        tmp_path: Path, name: str, data: bytes, option: str, says: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    command = "audit" if option == "--rubric" else "score"
+    judge = ["--judge", JUDGE] if command == "audit" else []
+    proc = judgekit(command, EXAMPLE_BOBBIN, option, path, *judge, "--out", tmp_path / "out",
+                    env={"ANTHROPIC_API_KEY": "test-key",
+                         "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"})
+    assert_one_line_refusal(proc, str(path), says)
+    assert not (tmp_path / "out").exists()
