@@ -92,9 +92,15 @@ def open_regular(path: str | Path) -> IO[bytes]:
         raise
 
 
-def read_regular(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes; an InputError otherwise."""
+def read_regular(path: str | Path, limit: int | None = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes (``None``: any size); an
+    InputError otherwise."""
     with open_regular(path) as fh:
+        if limit is None:
+            try:
+                return fh.read()
+            except OSError as exc:
+                raise cannot_read(path, exc) from None
         size = os.fstat(fh.fileno()).st_size
         if size > limit:
             raise InputError(path, None, f"file is {size} bytes, over the limit of {limit}: "
@@ -108,27 +114,36 @@ def read_regular(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
     return data
 
 
-def read_text(path: str | Path, limit: int = MAX_FILE_BYTES) -> str:
+def read_text(path: str | Path, limit: int | None = MAX_FILE_BYTES) -> str:
     """The text of a regular UTF-8 file of at most ``limit`` bytes (a leading byte order
     mark skipped); an :class:`InputError` otherwise."""
     data = read_regular(path, limit)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(path, None, f"not UTF-8 text (byte {exc.start}: {exc.reason})"
+        raise InputError(path, None, f"not valid UTF-8 (byte {exc.start}): {exc.reason}"
                          ) from None
 
 
-def read_json(path: str | Path, limit: int = MAX_FILE_BYTES) -> Any:
+def read_json(path: str | Path, limit: int | None = MAX_FILE_BYTES) -> Any:
     """The value of a JSON file (:func:`judgekit.jsonread.loads`: strict, depth-guarded);
     an :class:`InputError` names the file and what is wrong."""
     return loads(read_regular(path, limit), path)
 
 
-def read_json_lines(path: str | Path, limit: int = MAX_FILE_BYTES
-                    ) -> Iterator[tuple[int, Any]]:
-    """``(line number, value)`` of each non-blank line of a JSON-lines file."""
-    return json_lines(read_text(path, limit), path)
+def read_json_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` of each non-blank line of a JSON-lines file of any size,
+    read a line at a time; a line that is not UTF-8, not JSON or nested too deep is an
+    :class:`InputError` naming the line."""
+    with open_regular(path) as fh:
+        for number, raw in enumerate(fh, 1):
+            if number == 1 and raw.startswith(_BOM):
+                raw = raw[len(_BOM):]
+            if raw.strip():
+                yield number, loads(raw, path, f"line {number}: ")
+
+
+_BOM = b"\xef\xbb\xbf"
 
 
 def read_csv(path: str | Path, limit: int = MAX_FILE_BYTES

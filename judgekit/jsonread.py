@@ -146,12 +146,32 @@ _WHAT: tuple[tuple[str, str], ...] = (
 )
 
 
+def _string_start(text: str, pos: int) -> int | None:
+    """Where the string that holds ``text[pos]`` opens: the last quote before ``pos`` that
+    no backslash escapes."""
+    at = text.rfind('"', 0, pos)
+    while at >= 0:
+        before = at
+        while before > 0 and text[before - 1] == "\\":
+            before -= 1
+        if (at - before) % 2 == 0:
+            return at
+        at = text.rfind('"', 0, before)
+    return None
+
+
 def malformed(exc: json.JSONDecodeError, unit: str = "file") -> str:
     """What :mod:`json` found wrong, as one whole sentence: where (line and column; the
     column alone when the text is one line) and what, in words; ``unit``: what the text is
     (``file``, ``line``), named when it ends too soon."""
     if not exc.doc.strip():
         return f"malformed JSON: the {unit} is empty"
+    if (exc.msg.startswith("Invalid control character") and exc.doc[exc.pos] in "\r\n"
+            and not exc.doc[exc.pos:].strip()):  # the line break that ends a cut line
+        start = _string_start(exc.doc, exc.pos)
+        if start is not None:
+            return malformed(json.JSONDecodeError("Unterminated string starting at", exc.doc,
+                                                  start), unit)
     where = (f"column {exc.colno}" if "\n" not in exc.doc.rstrip() else
              f"line {exc.lineno} column {exc.colno}")
     if exc.msg.startswith("Unterminated string"):

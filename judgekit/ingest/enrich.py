@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from judgekit.errors import InputError
-from judgekit.io import json_lines, read_text
+from judgekit.io import read_json, read_json_lines
 from judgekit.jsonread import loads
 from judgekit.ingest.adapters.hal import is_sab_dataset
 from judgekit.ingest.adapters.swebench import is_dataset
@@ -150,11 +150,10 @@ def _is_any_dataset(items: Any) -> bool:
 def _read_dataset(path: Path) -> list[tuple[str, Any]] | None:
     """The rows of a SWE-bench or ScienceAgentBench dataset file, each with where it is
     (``line N: `` or ``[i].``), or ``None`` when the file is not a dataset."""
-    text = read_text(path)
     if path.suffix == ".jsonl":
-        numbered = [(f"line {n}: ", data) for n, data in json_lines(text, path)]
+        numbered = [(f"line {n}: ", data) for n, data in read_json_lines(path)]
         return numbered if _is_any_dataset([d for _, d in numbered]) else None
-    items = loads(text, path)
+    items = read_json(path)
     return [(f"[{i}].", item) for i, item in enumerate(items)] if _is_any_dataset(items) \
         else None
 

@@ -101,7 +101,7 @@ def load_summary(path: str | Path) -> EvalSummary:
     if not path.is_file():
         raise InputError(path, None,
                          "no such file (is this an {option:out} directory of judgekit?)")
-    data = read_json(path)
+    data = read_json(path, limit=None)  # judgekit's own, as large as the run it scores
     if not isinstance(data, dict):
         raise InputError(path, None, "expected a JSON object")
     return validate(EvalSummary, data, path)

@@ -184,14 +184,14 @@ def _second_line_made(data: bytes, make: Callable[[bytes], bytes]) -> bytes:
 
 LABEL_ATTACKS: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     "not-utf8": (lambda data: _second_line_made(data, lambda line: line + b"\xff\xfe"),
-                 "not UTF-8 text"),
+                 "not valid UTF-8"),
     "huge-field": (lambda data: _second_line_made(
         data, lambda line: line.replace(b",", b',"' + b"x" * 200_000 + b'",', 1)),
         "line 2: a field is longer than 131072 characters: refused"),
 }
 JSONL_ATTACKS: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     "not-utf8": (lambda data: _second_line_made(data, lambda line: line + b"\xff\xfe"),
-                 "not UTF-8 text"),
+                 "not valid UTF-8"),
     "nested": (lambda data: _second_line_made(data, lambda line: b"[" * 100_000),
                "line 2: nested deeper than 64 levels"),
     "cut-short": (lambda data: _second_line_made(data, lambda line: line[:line.index(b":") + 3]),
@@ -243,6 +243,8 @@ def test_a_label_file_with_a_byte_order_mark_is_read_as_without_it(
      "column 69"),
     ("runs.json", '{\n  "results": [\n    {"task": {"id": "x"}, "arm": "a",\n', "line 4 column 1"),
     ("runs.jsonl", '{"task": {"id": "x", "repo": "a/b', "line 1: malformed JSON at column 30"),
+    ("runs.jsonl", '{"task": {"id": "x"}, "arm": "a"}\n{"task": {"id": "y", "repo": "a/b\n',
+     "line 2: malformed JSON at column 30"),
 ])
 def test_a_run_file_cut_short_is_named_in_a_whole_sentence(
         tmp_path: Path, name: str, text: str, where: str) -> None:
@@ -261,13 +263,13 @@ DEEP_YAML = "name: x\ntasks: " + "[" * 100_000 + "\n"
 OTHER_FILES = [
     pytest.param("suite.yaml", DEEP_YAML.encode(), "--tasks", "invalid YAML: nested too deeply",
                  id="suite-nested"),
-    pytest.param("suite.yaml", b"name: x\ntasks: \xff\n", "--tasks", "not UTF-8 text",
+    pytest.param("suite.yaml", b"name: x\ntasks: \xff\n", "--tasks", "not valid UTF-8",
                  id="suite-not-utf8"),
     pytest.param("dataset.json", b"[" * 100_000, "--tasks", "nested deeper than 64 levels",
                  id="dataset-nested"),
     pytest.param("rubric.md", ("---\nid: " + "[" * 100_000 + "\n---\n").encode(), "--rubric",
                  "front matter: invalid YAML: nested too deeply", id="rubric-nested"),
-    pytest.param("rubric.md", b"---\nid: x\n---\n\xff\n", "--rubric", "not UTF-8 text",
+    pytest.param("rubric.md", b"---\nid: x\n---\n\xff\n", "--rubric", "not valid UTF-8",
                  id="rubric-not-utf8"),
 ]
 
