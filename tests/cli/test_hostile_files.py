@@ -101,9 +101,12 @@ READERS: dict[str, list[tuple[str, ...]]] = {
     "runs.jsonl": [("report", "{dir}"), ("judge", "{dir}", "--judge", JUDGE)],
 }
 
+#: Every reader of every file meets every attack; a closed nesting (orjson refuses it, the
+#: strict reader is asked, as for an open one) is tried on ``report`` only.
 CASES = [pytest.param(name, command, attack, id=f"{name}-{command[0]}"
                       f"{'-gold' if '{gold}' in command else ''}-{attack}")
-         for name, commands in READERS.items() for command in commands for attack in ATTACKS]
+         for name, commands in READERS.items() for command in commands for attack in ATTACKS
+         if attack != "nested-closed" or command[0] == "report"]
 
 
 def _snapshot(root: Path) -> dict[str, str]:
