@@ -23,6 +23,9 @@ MAX_FILE_BYTES = 512 * 1024 * 1024
 """Largest JSON document judgekit reads whole (JSON-lines files are read a line at a time,
 and judgekit run documents a result at a time)."""
 
+_BOM = b"\xef\xbb\xbf"
+"""The byte order mark some editors and spreadsheets write first in a UTF-8 file."""
+
 
 def _umask() -> int:
     mask = os.umask(0)
@@ -141,9 +144,6 @@ def read_json_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
                 raw = raw[len(_BOM):]
             if raw.strip():
                 yield number, loads(raw, path, f"line {number}: ")
-
-
-_BOM = b"\xef\xbb\xbf"
 
 
 def read_csv(path: str | Path, limit: int = MAX_FILE_BYTES
