@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from judgekit.errors import ConfigError
-from judgekit.execute.process import ProcessOutcome
+from judgekit.execute.process import Capture, ProcessOutcome
+from judgekit.ingest.models import Cut
 
 if TYPE_CHECKING:
     from judgekit.execute.workspace import Workspace
@@ -75,6 +76,8 @@ class AgentRun:
     command: str
     outcome: ProcessOutcome
     transcript: str | None
+    transcript_cut: Cut | None = None
+    """Set when the transcript was longer than the output cap: its whole size and hash."""
 
 
 def run_agent(
@@ -104,7 +107,12 @@ def run_agent(
     full["JUDGEKIT_TRANSCRIPT"] = str(transcript_file)
     outcome = settings.shell(rendered, ws, log_name="agent", timeout=settings.agent_timeout_s,
                              network=settings.agent_network, env=full, agent=True)
-    transcript = None
+    transcript, cut = None, None
     if transcript_file.is_file() and not transcript_file.is_symlink():
-        transcript = transcript_file.read_text(encoding="utf-8", errors="replace")
-    return AgentRun(command=rendered, outcome=outcome, transcript=transcript)
+        capture = Capture()  # read in blocks: kept to its head and tail whatever its size
+        with open(transcript_file, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                capture.feed(block)
+        transcript, cut = capture.text(), capture.cut()
+    return AgentRun(command=rendered, outcome=outcome, transcript=transcript,
+                    transcript_cut=cut)

@@ -36,6 +36,7 @@ from judgekit.io import open_regular
 from judgekit.ingest.adapters import Adapter
 from judgekit.ingest.load import (MAX_LINE_BYTES, Key, LoadResult, Reading, iter_items,
                                 native_line)
+from judgekit.ingest.cuts import compact_value, mark_read_cuts
 from judgekit.ingest.jsondoc import StreamedDocument, read_value
 from judgekit.ingest.models import ResultKey, RunResult
 from judgekit.ingest.shards import lines_of, plan, read_line
@@ -104,7 +105,7 @@ def _score_lines(shard: _Shard) -> _ShardScores:
         if len(raw) <= MAX_LINE_BYTES and not raw.strip():
             continue
         try:
-            result = native_line(raw, path, number)
+            result = native_line(raw, path, number, offset)
         except InputError:
             return _ShardScores(rows, number, (number, offset))
         rows.append(_row(score_result(result, exclude=shard.exclude)))
@@ -165,8 +166,14 @@ class _Results:
     items: list[tuple[int, int, int]]
 
     def texts(self) -> Iterator[tuple[int, bytes]]:
-        """Each result's index and text, read from the file in one go."""
+        """Each result's index and text, read from the file in one go; a result longer than
+        :data:`MAX_LINE_BYTES` (alone in its batch) with its long strings cut."""
         first, last = self.items[0][1], self.items[-1][2]
+        if last - first > MAX_LINE_BYTES and len(self.items) == 1:
+            index = self.items[0][0]
+            yield index, compact_value(self.path, first, f"{self.prefix}[{index}]",
+                                       limit=MAX_LINE_BYTES, line=False)[0]
+            return
         with open_regular(self.path) as fh:
             fh.seek(first)
             data = fh.read(last - first)
@@ -178,7 +185,9 @@ def _document_result(job: _Results, index: int, raw: bytes) -> RunResult:
     """One result of a run document, read from its text as the document's reader read it."""
     where = f"{job.prefix}[{index}]"
     path = Path(job.path)
-    return validate(RunResult, read_value(raw, path, where, job.depth), path, where)
+    value = read_value(raw, path, where, job.depth)
+    mark_read_cuts(value)
+    return validate(RunResult, value, path, where)
 
 
 def _score_results(job: _Results) -> _ShardScores:
@@ -233,7 +242,8 @@ class ScoredReading(Reading[ScoredResult]):
                 yield _scored(row)
             if scores.refused is not None:
                 number, offset = scores.refused
-                native_line(read_line(path, offset, MAX_LINE_BYTES), path, base + number)
+                native_line(read_line(path, offset, MAX_LINE_BYTES), path, base + number,
+                            offset)
                 raise InputError(path, f"line {base + number}", "refused")  # not reached
             base += scores.lines
 
@@ -260,6 +270,13 @@ class ScoredReading(Reading[ScoredResult]):
         items: list[tuple[int, int, int]] = []
         size = 0
         for index, _, (start, end) in values:
+            if end - start > MAX_LINE_BYTES:  # read with its long strings cut, alone
+                if items:
+                    yield _Results(str(doc.path), doc.prefix, doc.depth, self.exclude, items)
+                    items, size = [], 0
+                yield _Results(str(doc.path), doc.prefix, doc.depth, self.exclude,
+                               [(index, start, end)])
+                continue
             items.append((index, start, end))
             size += end - start
             if size >= self.shard_bytes:
