@@ -21,7 +21,7 @@ from judgekit.engine.providers import Completion
 from judgekit.engine.redact import redact
 from judgekit.engine.retry import ProviderRefused
 from judgekit.engine.server import ModeRefused
-from judgekit.engine.structured import schema_problems
+from judgekit.engine.structured import cap_fields, schema_problems
 from judgekit.engine.types import Failed, ItemOutcome, JudgeRequest, NotSent, Skip
 
 Messages = list[dict[str, Any]]
@@ -153,6 +153,7 @@ class Conversation:
     def _valid(self, req: JudgeRequest, h: str, comp: Completion, soft: list[str],
                st: ItemState) -> ItemOutcome:
         verdict = comp.verdict or {}
+        self.ctx.server.run.fields_truncated += cap_fields(verdict)
         cache = self.session.cache
         if cache is not None:
             cache.put(h, CachedVerdict(verdict=verdict, tries=st.tries,
