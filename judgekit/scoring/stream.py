@@ -53,8 +53,40 @@ MAX_WORKERS = 8
 J = TypeVar("J")
 _FIELDS = tuple(ScoredResult.model_fields)
 _ALL_SET = frozenset(_FIELDS)
+_FIELDS_SET = set(_ALL_SET)
+"""The fields set of every score rebuilt here: one set, shared (each holds every field, so
+setting a field, which adds its name, leaves it as it is)."""
 _new = object.__new__
 _set = object.__setattr__
+
+
+_SHARED_FIELDS = frozenset({"run_id", "task_id", "arm", "model", "repo", "repo_source",
+                            "test_status", "test_reason", "framework", "harness_status",
+                            "sandbox", "precision", "recall", "f1", "precision_source",
+                            "recall_source", "f1_source", "duration_s", "tests_run"})
+_SHARED_AT = tuple(i for i, name in enumerate(_FIELDS) if name in _SHARED_FIELDS)
+_SHARE_MAX = 1 << 18
+"""Distinct values kept for sharing; past it, values are kept as they come."""
+
+
+class _Shared:
+    """One object for each equal value of the fields results repeat (run, arm, model,
+    repository, status and reason, common scores): each score holds references, not
+    copies, which is most of what a million scores weigh."""
+
+    def __init__(self) -> None:
+        self.values: dict[Any, Any] = {}
+
+    def row(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
+        values = self.values
+        if len(values) >= _SHARE_MAX:
+            return row
+        out = list(row)
+        for i in _SHARED_AT:
+            v = out[i]
+            if v is not None:
+                out[i] = values.setdefault((type(v), v), v)
+        return tuple(out)
 
 
 def _row(scored: ScoredResult) -> tuple[Any, ...]:
@@ -66,11 +98,11 @@ def _row(scored: ScoredResult) -> tuple[Any, ...]:
 def _scored(row: tuple[Any, ...]) -> ScoredResult:
     """The score whose validated field values ``row`` holds, rebuilt as unpickling rebuilds
     a model (``BaseModel.__setstate__``), without validating them again: every field was
-    given when it was validated."""
+    given when it was validated (the fields set is shared: see :data:`_FIELDS_SET`)."""
     scored = _new(ScoredResult)
     _set(scored, "__dict__", dict(zip(_FIELDS, row)))
     _set(scored, "__pydantic_extra__", None)
-    _set(scored, "__pydantic_fields_set__", set(_ALL_SET))
+    _set(scored, "__pydantic_fields_set__", _FIELDS_SET)
     _set(scored, "__pydantic_private__", None)
     return scored
 
@@ -213,9 +245,10 @@ class ScoredReading(Reading[ScoredResult]):
         self.workers = default_workers() if workers is None else max(1, workers)
         self.shard_bytes = max(1, shard_bytes)
         self.parallel_bytes = parallel_bytes
+        self.shared = _Shared()
 
     def convert(self, result: RunResult) -> ScoredResult:
-        return score_result(result, exclude=self.exclude)
+        return _scored(self.shared.row(_row(score_result(result, exclude=self.exclude))))
 
     def key(self, item: ScoredResult) -> Key | None:
         return None if item.run_id is None else (item.run_id, item.task_id, item.arm,
@@ -239,7 +272,7 @@ class ScoredReading(Reading[ScoredResult]):
         for _, scores in _in_order(jobs, min(len(jobs), self.workers if parallel else 1),
                                    _score_shard):
             for row in scores.rows:
-                yield _scored(row)
+                yield _scored(self.shared.row(row))
             if scores.refused is not None:
                 number, offset = scores.refused
                 native_line(read_line(path, offset, MAX_LINE_BYTES), path, base + number,
@@ -258,7 +291,7 @@ class ScoredReading(Reading[ScoredResult]):
         batches = self._batches(doc, values)
         for job, scores in _in_order(batches, self.workers, _score_results):
             for row in scores.rows:
-                yield _scored(row)
+                yield _scored(self.shared.row(row))
             if scores.refused is not None:
                 index, raw = list(job.texts())[scores.refused[0]]
                 _document_result(job, index, raw)  # raises the result's error
