@@ -262,7 +262,13 @@ def _agent_and_tests(task: SuiteTask, fix: FixCommit, ws: Workspace, arm: str,
     if out.exit_code in (126, 127):
         result.harness_status = "agent_not_started"
         result.harness_error = f"agent command exited {out.exit_code}: " + _tail(out.stderr)[-300:]
-    result.agent_diff, left_out = split_excluded(ws.diff(), settings.infra_paths)
+    diff, capture = ws.diff_capped()
+    result.agent_diff, left_out = split_excluded(diff, settings.infra_paths)
+    cut = capture.cut()
+    if cut is not None:  # the files come from git, not from the diff's head and tail
+        _note_cut(result, "agent_diff", cut)
+        result.agent_files = [p for p in ws.changed_paths()
+                              if not is_excluded(p, settings.infra_paths)]
     hidden = [p for p in ws.ignored() if is_excluded(p, settings.infra_paths)]
     result.files_excluded = sorted({*left_out, *hidden})  # listed, never dropped silently
     result.test = run_tests(task, ws, fix, settings, result=result)

@@ -61,7 +61,8 @@ def test_an_agent_flooding_its_output_and_writing_a_huge_file_is_stored_cut_and_
     assert cut["metadata.agent_stdout"].bytes == flood
     assert cut["metadata.agent_stdout"].sha256 == hashlib.sha256(b"y" * flood).hexdigest()
     assert cut["agent_diff"].bytes > 800_000 and cut["agent_diff"].sha256
-    assert len(result.agent_diff.encode()) < 100_200
+    assert cut["agent_diff"].kept == 50_000  # read from git through the output buffer
+    assert len(result.agent_diff.encode()) < 50_200
     assert sorted(result.agent_files or []) == ["big.txt", "calc/__init__.py"]
     capsys.readouterr()
     assert main(["score", str(out), "--json", "--no-similarity"]) == 0
