@@ -44,6 +44,12 @@ _BLOCK = 4 * 1024 * 1024
 _BODY = re.compile(rb'[^"\\\n]*(?:\\[^\n][^"\\\n]*)*')
 _OUTSIDE = re.compile(rb'["\n{}\[\]]')
 _READ_MARK = re.compile(r"\[\.\.\. (\d+) bytes cut by judgekit on reading \.\.\.\]")
+_DIFF_KEY = re.compile(rb'"(agent_diff|ground_truth_diff)"[ \t\r\n]*:[ \t\r\n]*$')
+_HEADER = re.compile(rb'diff --git a/([^"\\ ]+) b/')
+_FILES_OF = "__judgekit_files_of_"
+"""Prefix of the member reading adds after a cut diff: the files its headers named."""
+_MAX_FILES = 100_000
+_LISTS = {"agent_diff": "agent_files", "ground_truth_diff": "ground_truth_files"}
 
 
 def _marker(cut: int, when: str = "") -> str:
@@ -137,14 +143,22 @@ class _String:
     """One string of the text being read: all of it up to the cap, then its head and the
     last bytes read."""
 
-    def __init__(self, cap: int) -> None:
+    def __init__(self, cap: int, diff: str | None = None) -> None:
         self.head_n = cap // _HEAD_SHARE
         self.tail_n = cap - self.head_n
         self.head = bytearray()
         self.tail = bytearray()
         self.size = 0
+        #: a diff's field name: the files its headers name are collected as it is read
+        self.diff = diff
+        self.files: set[bytes] = set()
+        self._carry = b""
 
     def add(self, chunk: bytes) -> None:
+        if self.diff is not None and len(self.files) < _MAX_FILES:
+            text = self._carry + chunk
+            self.files.update(m.group(1) for m in _HEADER.finditer(text))
+            self._carry = text[-1024:]
         self.size += len(chunk)
         room = self.head_n - len(self.head)
         if room > 0:
@@ -155,15 +169,24 @@ class _String:
             if len(self.tail) > 2 * self.tail_n:
                 del self.tail[:-self.tail_n]
 
-    def text(self) -> bytes:
-        """The string's JSON text, quotes included; cut in the middle when over the cap."""
+    def text(self, closed: bool = True) -> bytes:
+        """The string's JSON text, quotes included (``closed``: the closing one too); cut
+        in the middle when over the cap (a closed cut diff followed by a member that lists
+        the files its headers named)."""
+        if not closed:
+            return self.text(True)[:1 + len(self.head) + len(self.tail)] if (
+                self.size <= self.head_n + self.tail_n) else b'"' + bytes(self.head)
         if self.size <= self.head_n + self.tail_n:
             return b'"' + bytes(self.head) + bytes(self.tail) + b'"'
         head = _safe_end(bytes(self.head))
         tail = _safe_start(bytes(self.tail[-self.tail_n:]))
         cut = self.size - len(head) - len(tail)
         mark = orjson.dumps(_marker(cut, " on reading"))[1:-1]
-        return b'"' + head + mark + tail + b'"'
+        text = b'"' + head + mark + tail + b'"'
+        if self.diff is not None:
+            files = sorted(f.decode("utf-8", "ignore") for f in self.files)
+            text += b',"' + (_FILES_OF + self.diff).encode() + b'":' + orjson.dumps(files)
+        return text
 
 
 def compact_value(path: str | Path, offset: int, where: str, *, limit: int,
@@ -209,7 +232,7 @@ def compact_value(path: str | Path, offset: int, where: str, *, limit: int,
                         i = n
                         break
                     if data[e] == 0x0A:  # a newline in a string: the text ends, left open
-                        out += current.text()[:-1]
+                        out += current.text(closed=False)
                         current = None
                         done = True
                         i = e
@@ -228,7 +251,8 @@ def compact_value(path: str | Path, offset: int, where: str, *, limit: int,
                 out += data[i:k]
                 i = k + 1
                 if c == 0x22:
-                    current = _String(cap)
+                    key = _DIFF_KEY.search(out[-64:]) if depth == 1 else None
+                    current = _String(cap, key.group(1).decode() if key else None)
                 elif c == 0x0A:
                     if line:
                         done = True
@@ -250,7 +274,7 @@ def compact_value(path: str | Path, offset: int, where: str, *, limit: int,
             if done:
                 return bytes(out), consumed
     if current is not None:  # the file ends in a string: left open, as it was
-        out += current.text()[:-1]
+        out += current.text(closed=False)
     return bytes(out + pending), consumed + len(pending)
 
 
@@ -259,6 +283,10 @@ def mark_read_cuts(value: Any) -> int:
     ``truncated`` member; the number noted."""
     if not isinstance(value, dict):
         return 0
+    for diff, listed in _LISTS.items():
+        files = value.pop(_FILES_OF + diff, None)
+        if isinstance(files, list) and value.get(listed) is None:
+            value[listed] = files
     found: dict[str, dict[str, Any]] = {}
     stack: list[tuple[str, Any]] = [(k, v) for k, v in value.items() if k != "truncated"]
     while stack:

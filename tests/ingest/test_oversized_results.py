@@ -129,3 +129,19 @@ def test_strings_cut_anywhere_stay_valid_json(tmp_path: Path, cap: int) -> None:
     head = read["s"].split("\n[... ")[0]
     assert text.startswith(head)
     assert mark_read_cuts(read) == 2 and sorted(read["truncated"]) == ["n[1].k", "s"]
+
+
+def test_a_diff_cut_on_reading_still_names_every_file_it_touched(
+        tmp_path: Path, small_caps: None) -> None:
+    middle = FIX.replace("src/x.py", "src/middle.py")
+    diff = _random_file_diff(30_000) + middle + _random_file_diff(30_000).replace(
+        "big.txt", "other.txt")
+    rows = _rows(diff, n=2, big=1)
+    rows[1]["ground_truth_diff"] = middle
+    run = _write_jsonl(tmp_path / "run.jsonl", rows)
+    result = load_runs(run)[1]
+    assert "src/middle.py" not in result.agent_diff  # in the part cut out
+    assert result.agent_files == ["big.txt", "other.txt", "src/middle.py", "src/x.py"]
+    (scored,) = [s for s in iter_scored(run, workers=1) if s.task_id == "t1"]
+    assert scored.files_touched == ["big.txt", "other.txt", "src/middle.py", "src/x.py"]
+    assert scored.recall == 1.0 and scored.truncated == ["agent_diff"]
