@@ -230,7 +230,8 @@ def run_shell(
     whatever the command leaves running when it exits is killed too. When ``cancel`` is
     set while the command runs, the tree is ended the same way and :class:`Cancelled` is
     raised. stdout and stderr, as kept (see :class:`Capture`), go to
-    ``<log_dir>/<log_name>.stdout|.stderr`` (a temp dir if none). ``env`` is the command's whole environment (default: the clean one of
+    ``<log_dir>/<log_name>.stdout|.stderr`` (a temp dir if none). ``env`` is the command's
+    whole environment (default: the clean one of
     :func:`~judgekit.execute.environment.clean_environment`); the sandbox sets ``HOME`` and
     ``TMPDIR``.
     """
