@@ -2,13 +2,14 @@
 
 Each result is small (a one-file diff, a one-line ``pytest`` summary, about 400 bytes), so
 what is measured is what judgekit keeps per result, not the size of the text. The run is
-written as JSON lines in ``--dir`` and scored by ``judgekit score FILE --out DIR`` in a child
-process; its peak memory is measured two ways: the peak RSS the kernel reports for the
+written as JSON lines in ``--dir`` and scored in a child process by ``judgekit score FILE``
+with ``--out DIR`` (``--mode out``, the default), ``--json`` (``--mode json``) or neither
+(``--mode plain``: the terminal table); its peak memory is measured two ways: the peak RSS the kernel reports for the
 command's main process (``ru_maxrss``, as ``/usr/bin/time -v`` reports it), and the peak of
 the summed RSS of its whole process tree (worker processes included), sampled every 0.2 s.
 
     python bench/many_results.py                  # 1,000,000 results
-    python bench/many_results.py --results 100000
+    python bench/many_results.py --results 100000 --mode json
     python bench/many_results.py --out bench/results/many_results.json
 """
 
@@ -97,6 +98,7 @@ def main() -> int:
     ap.add_argument("--results", type=int, default=1_000_000)
     ap.add_argument("--dir", type=Path, default=None)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--mode", choices=("out", "json", "plain"), default="out")
     args = ap.parse_args()
     work = args.dir or Path(tempfile.mkdtemp(prefix="judgekit-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -104,9 +106,11 @@ def main() -> int:
     if not run.exists() or run.stat().st_size == 0:
         write_run(run, args.results)
     out_dir = work / "out"
-    row = measure([sys.executable, "-m", "judgekit", "score", str(run), "--out", str(out_dir),
-                   "--force", "--no-similarity"])
-    report = {"results": args.results, "file_mib": round(run.stat().st_size / 2**20, 1),
+    extra = {"out": ["--out", str(out_dir), "--force"], "json": ["--json"], "plain": []}
+    row = measure([sys.executable, "-m", "judgekit", "score", str(run), "--no-similarity",
+                   *extra[args.mode]])
+    report = {"results": args.results, "mode": args.mode,
+              "file_mib": round(run.stat().st_size / 2**20, 1),
               "cpus": os.cpu_count(), "python": platform.python_version(), **row}
     print(json.dumps(report, indent=1))
     if args.out:
