@@ -14,7 +14,7 @@ import json
 import secrets
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from importlib import resources
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -29,8 +29,11 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self';
 STATIC = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"}
 
 
+STATIC_DIR = Path(__file__).with_name("static")
+
+
 def _static(name: str) -> bytes:
-    return resources.files("judgekit.review").joinpath("static", name).read_bytes()
+    return (STATIC_DIR / name).read_bytes()
 
 
 class ReviewState:
