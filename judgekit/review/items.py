@@ -215,13 +215,14 @@ def load_queue(out_dir: Path, seed: int) -> Queue:
         flipped = side_flip(seed, rec.task_id, rec.arm_a, rec.arm_b)
         a, b = _side(ra, sa), _side(rb, sb)
         dims = [d for d in DIMENSIONS if d in rec.dimensions] or list(rec.dimensions)
-        blind = {"kind": "pairwise", "task": _task(ra or rb, rec.task_id),
-                 "left": b if flipped else a, "right": a if flipped else b,
-                 "dimensions": dims}
+        blind: dict[str, Any] = {
+            "kind": "pairwise", "task": _task(ra or rb, rec.task_id),
+            "left": b if flipped else a, "right": a if flipped else b, "dimensions": dims}
         items.append(PairItem(rec, flipped, blind, sha256_of(blind)))
     for arec in inputs.audit:
-        run, s = lookup(arec.task_id, arec.arm, arec.attempt, arec.run_id)
-        blind = {"kind": "audit", "task": _task(run, arec.task_id),
-                 "test_status": arec.test_status, "texts": audit_texts(run)}
-        items.append(AuditItem(arec, blind, sha256_of(blind)))
+        run, _ = lookup(arec.task_id, arec.arm, arec.attempt, arec.run_id)
+        shown: dict[str, Any] = {
+            "kind": "audit", "task": _task(run, arec.task_id),
+            "test_status": arec.test_status, "texts": audit_texts(run)}
+        items.append(AuditItem(arec, shown, sha256_of(shown)))
     return Queue(items, missing)

@@ -82,7 +82,7 @@ class ReviewState:
         choice = body.get("choice")
         if isinstance(item, PairItem):
             dim = body.get("dimension")
-            if dim not in item.blind["dimensions"]:
+            if not isinstance(dim, str) or dim not in item.blind["dimensions"]:
                 raise ValueError("dimension: not one of the item's dimensions")
             if choice not in ("left", "right", "draw"):
                 raise ValueError("choice: not left, right or draw")
@@ -172,7 +172,7 @@ class _Handler(BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         query = parse_qs(url.query)
         if url.path == "/":
-            if not self._token_ok((query.get("token") or [None])[0]):
+            if not self._token_ok(next(iter(query.get("token") or []), None)):
                 return self._refuse(403, "token required")
             return self._send(200, _static("index.html"), "text/html; charset=utf-8")
         if url.path.startswith("/static/") and url.path[8:] in STATIC:
