@@ -211,6 +211,9 @@ def _members(buf: _Buffer, doc: StreamedDocument, first: bool) -> bool:
             if nxt == 0x7D:
                 buf.pos += 1
                 return False
+            if nxt < 0:
+                raise _fail(buf.path, None, "malformed JSON: the file ends inside the "
+                                            "document (is it cut short?)")
             if nxt != 0x2C:
                 raise _fail(buf.path, None, "malformed JSON: expected ',' or '}' after "
                                             f"{doc.names[-1] if doc.names else 'a member'}")
@@ -270,7 +273,8 @@ def _items(buf: _Buffer, doc: StreamedDocument
             while True:
                 where = f"{prefix}[{index}]"
                 if buf.skip_ws() < 0:
-                    raise _fail(buf.path, where, "malformed JSON: the file ends in the list")
+                    raise _fail(buf.path, where, "malformed JSON: the file ends inside the list "
+                                                 "(is it cut short?)")
                 start = buf.offset + buf.pos
                 value, raw = _element(buf, where, doc.depth)
                 yield index, value, (start, start + len(raw))
@@ -279,12 +283,15 @@ def _items(buf: _Buffer, doc: StreamedDocument
                 buf.pos += 1
                 if nxt == 0x5D:
                     break
+                if nxt < 0:
+                    raise _fail(buf.path, where, "malformed JSON: the file ends inside the "
+                                                 "list (is it cut short?)")
                 if nxt != 0x2C:
                     raise _fail(buf.path, where, "malformed JSON: expected ',' or ']' after it")
         if not doc.is_list:
             _members(buf, doc, first=False)
         if buf.skip_ws() >= 0:
-            raise _fail(buf.path, None, "malformed JSON: text after the document")
+            raise _fail(buf.path, None, "malformed JSON: more text follows the document")
     finally:
         buf.close()
 
