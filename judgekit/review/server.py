@@ -76,7 +76,7 @@ class ReviewState:
 
     def label(self, body: dict[str, Any]) -> dict[str, Any]:
         i = body.get("i")
-        if not isinstance(i, int) or not 0 <= i < len(self.queue.items):
+        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(self.queue.items):
             raise ValueError("i: no such item")
         item = self.queue.items[i]
         choice = body.get("choice")

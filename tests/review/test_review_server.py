@@ -126,3 +126,17 @@ def test_a_quote_is_found_where_the_audit_verified_it(
     else:
         name, start, end = got  # type: ignore[misc]
         assert (name, texts[name][start:end]) == where
+
+
+def test_a_bad_labels_file_is_one_line_naming_the_file_and_field_and_is_kept(
+        judged_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(judged_out, tmp_path / "out"))
+    (out / "labels").mkdir()
+    bad = out / "labels" / "pairwise.jsonl"
+    bad.write_text('{"task_id": "t0", "arm_b": "x", "dimension": "minimality", "label": "A"}\n')
+    before = bad.read_bytes()
+    proc = judgekit("review", out, "--no-browser", "--port", str(free_port()), timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip().splitlines() == [
+        f"judgekit: error: {bad}: line 1: arm_a: Field required"]
+    assert bad.read_bytes() == before
