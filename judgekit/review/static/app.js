@@ -237,7 +237,7 @@
   }
 
   document.addEventListener("keydown", (e) => {
-    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;  // a held key labels once
     chain = chain.then(() => handle(e.key)).catch((err) => {
       document.body.dataset.error = "1";
       say(`error: ${err.message}`);
