@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judgekit.engine.accounting import JudgeRun
 from judgekit.errors import ConfigError, JudgekitError
@@ -30,6 +30,9 @@ from judgekit.step_registry import STEPS
 from judgekit.steps import AnyResult, StepKind
 from judgekit.summary import EvalSummary
 from judgekit.cli._common import say
+
+if TYPE_CHECKING:
+    from judgekit.evaluate import EvalResult
 
 #: Exit code of a run that left items unjudged because the cost cap was reached.
 EXIT_INCOMPLETE = 3
@@ -160,10 +163,10 @@ def closing_lines(summary: EvalSummary, report: Path | None, *,
     return [printable(line) for line in lines]
 
 
-def tasks_line(result: object) -> str | None:
+def tasks_line(result: EvalResult) -> str | None:
     """What ``--tasks`` filled and which tasks it could not match (one line), when the
     evaluation kept its enrichment report (``EvalResult.enrichment``)."""
-    report = getattr(result, "enrichment", None)
+    report = result.enrichment
     return printable(report.message()) if report is not None else None
 
 
