@@ -168,6 +168,9 @@ def closing_lines(summary: EvalSummary, report: Path | None, *,
                                (audit.n_skipped_cost or 0) + sum(audit.skipped.values()),
                                audit.skipped.get("too_long_for_context", 0))
                      + f"{_cached(audit_cached)}; spend ${cost:.4f}")
+        if audit.n_contradicted:
+            lines.append(f"audit: {audit.n_contradicted} verdicts of score 1 contradicted by a "
+                         "verified pass of the same task (listed apart in summary.json)")
     elif audit_asked and not judging_skipped:
         lines.append("audit: not run")
     if summary.judge is not None:
