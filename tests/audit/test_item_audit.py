@@ -1,0 +1,85 @@
+"""``judgekit audit --items``: benchmark items audited with no run, one record per item."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from judgekit.cli import main
+from judgekit.testing import FakeAPIServer, Reply, prompt_of
+from tests.audit.helpers import agent_verdict
+
+ITEMS = Path(__file__).parent / "data" / "swebench_items.jsonl"
+
+
+def item_judge(api: str, body: dict[str, Any]) -> Reply:
+    """Blames the vague issues (underspecified), clears the clear ones, and answers item 3
+    with no verdict at all."""
+    prompt = prompt_of(body)
+    if "acme__calc-3" in prompt:
+        return Reply.ok({"nonsense": True})
+    if "misbehaves sometimes" in prompt:
+        return Reply.ok({"score": 1, "deficiency_exists": True,
+                         "deficiency_caused_failure": True,
+                         "deficiency_type": "underspecified-issue",
+                         "existence_reasoning": "The issue does not say what div returns.",
+                         "causation_reasoning": "A fix raising ValueError fails the test.",
+                         "evidence": ['"div misbehaves sometimes."', '"is None"']})
+    return Reply.ok(agent_verdict(evidence='"it should return None."'))
+
+
+@pytest.fixture
+def audited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-openai-key")
+    out = tmp_path / "out"
+    with FakeAPIServer(item_judge) as server:
+        code = main(["audit", "--items", str(ITEMS), "--rubric", "swe-bench", "--judge",
+                     f"openai:gpt-4.1-mini@{server.openai_base_url}", "--out", str(out),
+                     "--no-cache"])
+        received = server.count()
+    return {"code": code, "received": received,
+            "summary": json.loads((out / "summary.json").read_text()),
+            "records": [json.loads(x) for x in (out / "audit.jsonl").read_text().splitlines()],
+            "md": (out / "report.md").read_text()}
+
+
+def test_each_item_gets_one_record_with_its_state(audited) -> None:
+    assert audited["code"] == 0
+    records = audited["records"]
+    assert [r["task_id"] for r in records] == [f"acme__calc-{i}" for i in range(4)]
+    assert [r["state"] for r in records] == ["valid", "valid", "valid", "unscored"]
+    assert [r["verdict"]["score"] for r in records[:3]] == [0, 1, 0]
+    assert records[1]["deficiency_type"] == "Underspecified Issue"
+    assert records[1]["evidence_verified"] is True
+    assert all(r["arm"] == "item" and r["test_status"] == "not run" for r in records)
+
+
+def test_the_summary_counts_equal_what_the_server_received(audited) -> None:
+    audit = audited["summary"]["audit"]
+    assert (audit["n_failed"], audit["n_valid"], audit["n_unscored"], audit["n_error"]) == (
+        4, 3, 1, 0)
+    assert audit["n_ife"] == 1 and audit["suspected_tasks"] == ["acme__calc-1"]
+    assert audit["tries_total"] == audited["received"]
+    assert sum(r["tries"] for r in audited["records"]) == audited["received"]
+    assert audited["summary"]["results"] == []
+
+
+def test_run_files_and_items_together_are_refused(tmp_path: Path, capsys) -> None:
+    code = main(["audit", str(ITEMS), "--items", str(ITEMS), "--judge",
+                 "openai:m@http://127.0.0.1:9/v1", "--out", str(tmp_path / "o")])
+    assert code == 2 and "not both" in capsys.readouterr().err
+
+
+def test_a_row_that_is_not_an_item_names_the_line_and_the_field(tmp_path: Path,
+                                                                  capsys) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(ITEMS.read_text().splitlines()[0] + "\n"
+                   + json.dumps({"instance_id": "x", "FAIL_TO_PASS": "not json"}) + "\n")
+    code = main(["audit", "--items", str(bad), "--judge", "openai:m@http://127.0.0.1:9/v1",
+                 "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and f"{bad}: line 2.FAIL_TO_PASS:" in err
+    assert not (tmp_path / "o").exists()
