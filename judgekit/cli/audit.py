@@ -103,8 +103,11 @@ def run(args: argparse.Namespace) -> int:
     if stopped:  # the engine's notice already said so, in one line, when it happened
         return 1
     code = report_errors(result.audit)
-    for line in closing_lines(summary, report, judging_skipped=False, pairwise_asked=False,
-                              audit_cached=audit_cached(result)):
+    lines = closing_lines(summary, report, judging_skipped=False, pairwise_asked=False,
+                          audit_cached=audit_cached(result))
+    if args.items is not None:  # no results were scored: the audit is of the items
+        lines = [line.replace("results that did not pass", "items", 1) for line in lines[1:]]
+    for line in lines:
         say(line)
     return EXIT_INCOMPLETE if code == 0 and incomplete(summary) else code
 
