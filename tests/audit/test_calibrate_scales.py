@@ -241,3 +241,12 @@ def test_a_score_that_is_not_a_number_names_the_line_and_column(
                  "underspecified,false_negative"])
     err = capsys.readouterr().err
     assert code == 2 and f"{bad}: line 3: underspecified:" in err
+
+
+def test_the_reports_show_the_calibration_against_the_scales(
+        audited: Path, tmp_path: Path, capsys) -> None:
+    got = _calibrate(audited, _labels(tmp_path / "labels.csv"), capsys)
+    md = (audited / "report.md").read_text()
+    assert f"on {got['n']} items: agreement" in md
+    assert "underspecified (category underspecified-issue): agreement" in md
+    assert "false_negative (category wrong-tests)" in (audited / "report.html").read_text()
