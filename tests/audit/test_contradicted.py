@@ -65,3 +65,21 @@ def test_the_report_lists_the_contradicted_verdicts(audited) -> None:
     md = audited["md"]
     assert "**Contradicted verdicts** (2)" in md
     assert "drift-1 / a / attempt 1 (Environment Drift): drift-1 / b / attempt 0 passed" in md
+
+
+def test_an_audit_jury_verdict_is_contradicted_too(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-openai-key")
+    runs = write_runs(tmp_path / "runs.json", [result("drift-1", "a", "failed"),
+                                               result("drift-1", "b", "passed")])
+    out = tmp_path / "out"
+    with FakeAPIServer(blames_everything) as one, FakeAPIServer(blames_everything) as two:
+        code = main(["audit", str(runs), "--rubric", "swe-bench", "--judge",
+                     f"openai:j1@{one.openai_base_url}", "--judge",
+                     f"openai:j2@{two.openai_base_url}", "--out", str(out),
+                     "--no-similarity", "--no-cache"])
+    assert code == 0
+    (rec,) = [json.loads(x) for x in (out / "audit.jsonl").read_text().splitlines()]
+    assert rec["contradicted"] is True and set(rec["judges"]) == {"openai:j1", "openai:j2"}
+    summary = json.loads((out / "summary.json").read_text())["audit"]
+    assert summary["n_contradicted"] == 1 and summary["jury"]["judges"]

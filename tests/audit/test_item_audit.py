@@ -83,3 +83,36 @@ def test_a_row_that_is_not_an_item_names_the_line_and_the_field(tmp_path: Path,
     err = capsys.readouterr().err
     assert code == 2 and f"{bad}: line 2.FAIL_TO_PASS:" in err
     assert not (tmp_path / "o").exists()
+
+
+def lenient_judge(api: str, body: dict[str, Any]) -> Reply:
+    """Clears every item."""
+    return Reply.ok(agent_verdict(evidence='"should return None."'))
+
+
+def test_a_jury_audits_each_item_and_calibrate_reports_each_judge(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-openai-key")
+    out = tmp_path / "out"
+    with FakeAPIServer(item_judge) as one, FakeAPIServer(lenient_judge) as two:
+        code = main(["audit", "--items", str(ITEMS), "--rubric", "swe-bench",
+                     "--judge", f"openai:strict@{one.openai_base_url}",
+                     "--judge", f"openai:lenient@{two.openai_base_url}",
+                     "--out", str(out), "--no-cache"])
+    assert code == 0
+    records = [json.loads(x) for x in (out / "audit.jsonl").read_text().splitlines()]
+    assert len(records) == 4 and all(set(r["judges"]) == {"openai:strict", "openai:lenient"}
+                                     for r in records)
+    labels = tmp_path / "labels.csv"
+    labels.write_text("instance_id,underspecified,false_negative\n"
+                      + "".join(f"acme__calc-{i},{3 if i == 1 else 0},0\n" for i in range(4)))
+    capsys.readouterr()
+    assert main(["calibrate", str(out), "--labels", str(labels), "--label-columns",
+                 "underspecified,false_negative", "--label-map",
+                 "underspecified=underspecified-issue", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    strict, lenient = got["judges"]["openai:strict"], got["judges"]["openai:lenient"]
+    assert strict["n"] == 3 and strict["confusion"]["judge_1_human_1"] == 1
+    assert lenient["n"] == 4 and lenient["confusion"]["judge_0_human_1"] == 1
+    # the jury: a tie of one score 1 against one score 0 is 0 (blaming needs a majority)
+    assert got["confusion"]["judge_1_human_1"] == 0 and got["n"] == 4
