@@ -77,11 +77,14 @@ def _keep(verdicts: Path, part: Calibration | PairwiseCalibration) -> None:
     out = _output_dir(verdicts)
     if out is None:
         return
-    from judgekit.report import render_reports
-    from judgekit.report.calibration import write_calibration
+    from judgekit.report import write_report_files
+    from judgekit.report.calibration import read_calibration, write_calibration
+    from judgekit.report.load import load_report_dir
 
+    inputs = load_report_dir(out)  # every file the reports read, read before any is written
     path = write_calibration(out, part)
-    reports = render_reports(out)
+    inputs.calibration = read_calibration(out)
+    reports = write_report_files(inputs, out)
     say(f"wrote {path}; reports rebuilt: {reports[0]}")
 
 

@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import random
 import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, wait_random_exponential
 
 from judgekit.engine.limiter import AdaptiveLimiter
 from judgekit.engine.redact import redact
@@ -173,7 +172,7 @@ class RetryPolicy:
 
     Example:
         >>> policy = RetryPolicy(attempts=3, base=1.0, cap=30.0)
-        >>> policy.backoff(1) <= 1.0 and policy.backoff(30) <= 30.0
+        >>> 0.5 <= policy.backoff(1) <= 1.0 and policy.backoff(30) <= 30.0
         True
     """
 
@@ -187,9 +186,14 @@ class RetryPolicy:
     stats: RetryStats = field(default_factory=RetryStats, compare=False)
 
     def backoff(self, attempt: int) -> float:
-        """Exponential backoff with jitter before attempt ``attempt + 1``."""
-        ceiling = min(self.cap, self.base * (2 ** min(max(0, attempt - 1), 60)))
-        return ceiling * (0.5 + random.random() / 2)
+        """Exponential backoff with full jitter before attempt ``attempt + 1``: tenacity's
+        ``wait_random_exponential``, between half the base and ``base * 2**(n-1)`` (at
+        most ``cap``)."""
+        state = RetryCallState(None, None, (), {})  # type: ignore[arg-type]
+        state.attempt_number = attempt
+        wait = wait_random_exponential(multiplier=self.base, max=self.cap,
+                                       min=min(self.base / 2, self.cap))
+        return float(wait(state))
 
     def wait_for(self, exc: BaseException | None, attempt: int) -> float:
         """Seconds to wait after failure ``attempt``: the provider's ``retry-after`` up to

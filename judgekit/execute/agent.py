@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from judgekit.errors import ConfigError, render_options
-from judgekit.execute.process import ProcessOutcome
+from judgekit.execute.process import Capture, ProcessOutcome
 from judgekit.execute.sandbox import Sandbox
+from judgekit.ingest.models import Cut
 
 if TYPE_CHECKING:
     from judgekit.execute.workspace import Workspace
@@ -85,6 +86,8 @@ class AgentRun:
     hint: str | None = None
     """Why the agent may not have started: its program is on this machine but not visible
     inside the sandbox (and how to show it), or its user may not run it; else ``None``."""
+    transcript_cut: Cut | None = None
+    """Set when the transcript was longer than the output cap: its whole size and hash."""
 
 
 def run_agent(
@@ -114,13 +117,18 @@ def run_agent(
     full["JUDGEKIT_TRANSCRIPT"] = str(transcript_file)
     outcome = settings.shell(rendered, ws, log_name="agent", timeout=settings.agent_timeout_s,
                              network=settings.agent_network, env=full, agent=True)
-    transcript = None
+    transcript, cut = None, None
     if transcript_file.is_file() and not transcript_file.is_symlink():
-        transcript = transcript_file.read_text(encoding="utf-8", errors="replace")
+        capture = Capture()  # read in blocks: kept to its head and tail whatever its size
+        with open(transcript_file, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                capture.feed(block)
+        transcript, cut = capture.text(), capture.cut()
     hint = None
     if outcome.exit_code in (126, 127) and settings.sandbox.name != "none":
         hint = unseen_program(rendered, outcome.stderr, full.get("PATH", ""))
-    return AgentRun(command=rendered, outcome=outcome, transcript=transcript, hint=hint)
+    return AgentRun(command=rendered, outcome=outcome, transcript=transcript, hint=hint,
+                    transcript_cut=cut)
 
 
 _UNSEEN = ("No such file or directory", "not found", "bad interpreter")

@@ -6,6 +6,13 @@ A transcript the agent wrote is also kept as a file beside the run file
 (``NAME.transcripts/TASK.ARM.ATTEMPT.txt``), named in the result's
 ``metadata["transcript_file"]``.
 
+Before a result is written, each of its text fields (diffs, transcript, test output, agent
+output) over :data:`~judgekit.ingest.cuts.FIELD_BYTES` keeps its head and tail, and the
+result's ``truncated`` gives the whole field's size and SHA-256
+(:func:`~judgekit.ingest.cuts.cap_result`): one result line stays small enough to read, and
+a run file stays readable whatever an agent wrote. The transcript file beside the run file
+is kept the same way.
+
 Example:
     >>> import tempfile, pathlib
     >>> from judgekit.ingest.models import RunResult, Task
@@ -27,6 +34,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from judgekit.errors import InputError
+from judgekit.ingest.cuts import cap_result
 from judgekit.ingest.models import RunResult
 
 _lock = threading.Lock()
@@ -178,7 +186,9 @@ class RunWriter:
         return done_keys(self.path)
 
     def add(self, result: RunResult) -> None:
-        """Record one finished result durably (its transcript kept beside the run file)."""
+        """Record one finished result durably (its transcript kept beside the run file),
+        each text field capped (:func:`~judgekit.ingest.cuts.cap_result`)."""
+        cap_result(result)
         keep_transcript(self.path, result)
         if not self.as_document:
             append_result(self.path, result)

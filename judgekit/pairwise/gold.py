@@ -16,8 +16,6 @@ Example:
 
 from __future__ import annotations
 
-import csv
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -25,6 +23,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judgekit.errors import InputError
+from judgekit.io import read_csv, read_json_lines
 from judgekit.pairwise.verdict import DIMENSIONS
 
 Label = Literal["A", "B", "draw"]
@@ -67,19 +66,20 @@ class GoldSet:
     blank: int = 0
 
 
+def _is_jsonl(path: Path) -> bool:
+    return path.suffix.casefold() in (".jsonl", ".ndjson")
+
+
 def is_pairwise_labels(path: str | Path) -> bool:
     """True when ``path`` is a pairwise label file: JSON lines, or a CSV whose header has
     any of the ``arm_a``, ``arm_b`` and ``dimension`` columns (a missing one is then
-    reported by :func:`read_gold`)."""
+    reported by :func:`read_gold`). A CSV that cannot be read (not UTF-8, say) is an
+    :class:`InputError`."""
     p = Path(path)
-    if p.suffix.casefold() in (".jsonl", ".ndjson"):
+    if _is_jsonl(p):
         return True
-    try:
-        with p.open(newline="", encoding="utf-8") as fh:
-            header = next(csv.reader(fh), [])
-    except (OSError, UnicodeDecodeError):
-        return False
-    return bool({"arm_a", "arm_b", "dimension"} & {h.strip() for h in header})
+    header, _ = read_csv(p)
+    return bool({"arm_a", "arm_b", "dimension"} & set(header))
 
 
 def _normalise(row: dict[str, object]) -> dict[str, object]:
@@ -106,31 +106,18 @@ def _label(row: dict[str, object], path: Path, where: str) -> GoldLabel:
 
 def _rows(path: Path) -> list[tuple[int, dict[str, object]]]:
     """(line number, row) of a CSV or JSON-lines label file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise InputError(path, None, "not UTF-8 text") from None
-    if path.suffix.casefold() in (".jsonl", ".ndjson"):
+    if _is_jsonl(path):
         rows = []
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(path, f"line {n}", f"malformed JSON ({exc.msg})") from None
+        for n, obj in read_json_lines(path):
             if not isinstance(obj, dict):
                 raise InputError(path, f"line {n}", "expected a JSON object")
             rows.append((n, obj))
         return rows
-    reader = csv.DictReader(text.splitlines())
-    header = [h.strip() for h in reader.fieldnames or []]
+    header, csv_rows = read_csv(path)
     missing = [c for c in COLUMNS if c not in header]
     if missing:
         raise InputError(path, "header", f"missing column(s) {', '.join(missing)}")
-    return [(n, dict(row)) for n, row in enumerate(reader, 2)]
+    return [(n, dict(row)) for n, row in csv_rows]
 
 
 def read_gold(path: str | Path) -> GoldSet:

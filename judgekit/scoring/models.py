@@ -51,6 +51,9 @@ class ScoredResult(BaseModel):
     diff_similarity: float | None = None
     injection_precision: float | None = None
     injection_recall: float | None = None
+    truncated: list[str] = Field(
+        default_factory=list, description="The result's text fields stored or read cut to "
+                                          "their head and tail (its run file's truncated).")
 
     def json_dict(self) -> dict[str, Any]:
         """``self.model_dump(mode="json")``, made faster: every field holds a JSON value
