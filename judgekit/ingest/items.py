@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from judgekit.errors import InputError
+from judgekit.jsonread import loads
 
 #: the largest item file read (bytes): a dataset of thousands of rows is far below it.
 MAX_ITEMS_BYTES = 512 * 1024 * 1024
@@ -35,7 +36,7 @@ def _tests(value: Any) -> list[str]:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise ValueError("not a list of test names (nor JSON text of one)") from None
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ValueError("not a list of test names")
@@ -83,28 +84,16 @@ class RowError(ValueError):
 
 
 def _rows(path: Path, text: str) -> list[tuple[str, Any]]:
-    """``(where, row)`` of every row: a JSON array, one object, or JSON Lines."""
+    """``(where, row)`` of every row: a JSON array, one object, or JSON Lines (each read by
+    the strict reader: depth, numbers and encoding guarded)."""
     stripped = text.lstrip()
     if stripped.startswith("["):
-        try:
-            data = json.loads(text)
-        except (ValueError, RecursionError) as exc:
-            raise InputError(path, "(file)", f"not valid JSON: {exc}") from None
+        data = loads(text, path)
         return [(f"[{i}]", row) for i, row in enumerate(data)]
-    rows = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rows.append((f"line {n}", json.loads(line)))
-        except (ValueError, RecursionError) as exc:
-            if n == 1 and stripped.startswith("{"):  # one object over several lines
-                try:
-                    return [("(file)", json.loads(text))]
-                except (ValueError, RecursionError):
-                    pass
-            raise InputError(path, f"line {n}", f"not valid JSON: {exc}") from None
-    return rows
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    if stripped.startswith("{") and len(lines) > 1 and not lines[0][1].rstrip().endswith("}"):
+        return [("(file)", loads(text, path))]  # one object over several lines
+    return [(f"line {n}", loads(line, path, f"line {n}: ")) for n, line in lines]
 
 
 def load_items(path: str | Path) -> list[BenchmarkItem]:

@@ -116,3 +116,16 @@ def test_a_jury_audits_each_item_and_calibrate_reports_each_judge(
     assert lenient["n"] == 4 and lenient["confusion"]["judge_0_human_1"] == 1
     # the jury: a tie of one score 1 against one score 0 is 0 (blaming needs a majority)
     assert got["confusion"]["judge_1_human_1"] == 0 and got["n"] == 4
+
+
+@pytest.mark.parametrize("line", ['{"instance_id": "x", "patch": ' + "[" * 5000,
+                                  '{"instance_id": "x", "hints_text": NaN}',
+                                  '["not", "a", "row"]'])
+def test_a_hostile_row_is_one_line_naming_it(tmp_path: Path, capsys, line: str) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(ITEMS.read_text().splitlines()[0] + "\n" + line + "\n")
+    code = main(["audit", "--items", str(bad), "--judge", "openai:m@http://127.0.0.1:9/v1",
+                 "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and f"{bad}: line 2" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
