@@ -6,8 +6,9 @@ Some pairs carry an answer of their own:
   evidence (test status ``passed`` and ``failed``; ``vacuous``, ``timeout``, ``error`` and
   ``unknown`` anchor nothing). A judge that calls the failing side more complete is very
   likely wrong: the anchored-right side on ``completeness`` is the passing one;
-* *fix*: one side touches only files the fix touches and the other touches source files
-  (tests, docs and changelogs left out) outside them. The anchored-right side on
+* *fix*: one side touches only files the fix touches (from the fix's diff, else the
+  run's list of the fix's files) and the other touches source files (tests, docs and
+  changelogs left out) outside them. The anchored-right side on
   ``minimality`` is the one that stays inside the fix.
 
 For each anchor the verdicts of the anchored pairs (identical pairs left out: no verdict
@@ -67,9 +68,8 @@ def _tests_side(pair: PlannedPair) -> Side | None:
 
 
 def _fix_side(pair: PlannedPair) -> Side | None:
-    if not pair.ground_truth_diff:
-        return None
-    fix = set(files_touched(pair.ground_truth_diff))
+    fix = set(files_touched(pair.ground_truth_diff) if pair.ground_truth_diff
+              else pair.a.fix_files or pair.b.fix_files)
     if not fix:
         return None
     a, b = files_touched(pair.a.diff), files_touched(pair.b.diff)

@@ -122,3 +122,17 @@ def test_the_anchors_are_shown_in_the_closing_lines_and_the_report(judged) -> No
     for where in (judged["wrong"]["md"],):
         assert f"Tests anchor on completeness: {N_ANCHORED} anchored pairs" in where
         assert f"Fix anchor on minimality: {N_ANCHORED} anchored pairs" in where
+
+
+def test_the_fix_anchor_reads_the_fix_files_when_no_fix_diff_is_kept() -> None:
+    from judgekit.pairwise.anchors import anchor_of
+    from judgekit.pairwise.pairs import collect, plan_pairs
+    from judgekit.scoring.score import score_result
+
+    runs = [result("t", "base", _diff("x", "src/calc.py")),
+            result("t", "ctx", _diff("y", "src/other.py"))]
+    runs = [r.model_copy(update={"ground_truth_diff": None,
+                                 "ground_truth_files": ["src/calc.py"]}) for r in runs]
+    tasks, _ = collect(runs, [score_result(r) for r in runs])
+    (pair,) = plan_pairs(tasks)
+    assert anchor_of(pair).fix == "a" and anchor_of(pair).tests is None
