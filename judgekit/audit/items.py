@@ -44,7 +44,7 @@ NOT_RUN = "not run"
 #: what each block is called in the prompt (the budget is shared as for run audits).
 ITEM_BLOCKS = {"description": "issue text", "hints": "hints", "ground_truth_diff": "fix",
                "test_patch": "test patch", "fail_to_pass": "fail-to-pass tests",
-               "pass_to_pass": "pass-to-pass tests"}
+               "pass_to_pass": "pass-to-pass tests", "test_command": "test command"}
 MIN_ITEM_TOKENS = 1_500
 
 
@@ -57,7 +57,7 @@ def _raw(item: BenchmarkItem) -> dict[str, str]:
     return {"description": item.problem_statement, "hints": item.hints_text,
             "ground_truth_diff": item.patch, "test_patch": item.test_patch,
             "fail_to_pass": "\n".join(item.fail_to_pass),
-            "pass_to_pass": "\n".join(item.pass_to_pass)}
+            "pass_to_pass": "\n".join(item.pass_to_pass), "test_command": item.test_command}
 
 
 def gather_item_materials(item: BenchmarkItem, *, budget_tokens: int, system_tokens: int = 0,

@@ -47,7 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="audit benchmark items with no run instead of failed results: a "
                         "SWE-bench dataset file (JSON or JSON Lines rows: instance_id, "
                         "problem_statement, patch, test_patch, FAIL_TO_PASS, PASS_TO_PASS, "
-                        "hints_text); one verdict per item")
+                        "hints_text), or a judgekit suite (.yaml, or a bundled suite's "
+                        "name); one verdict per item")
     add_engine_arguments(p, jury=True)
     add_audit_arguments(p)
     add_swebench_logs_argument(p)

@@ -55,6 +55,7 @@ class BenchmarkItem(BaseModel):
     fail_to_pass: list[str] = Field(default_factory=list)
     pass_to_pass: list[str] = Field(default_factory=list)
     hints_text: str = ""
+    test_command: str = Field("", description="How the tests run (a judgekit suite's).")
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> BenchmarkItem:
@@ -96,13 +97,30 @@ def _rows(path: Path, text: str) -> list[tuple[str, Any]]:
     return [(f"line {n}", loads(line, path, f"line {n}: ")) for n, line in lines]
 
 
+def suite_items(path: str | Path) -> list[BenchmarkItem]:
+    """The tasks of a judgekit suite file (or a bundled suite's name) as items: the bug
+    description as the issue text, the fix named by its commit (its diff is not in the
+    suite), the test command and the suite's test lists."""
+    from judgekit.ingest.suites import load_suite
+
+    return [BenchmarkItem(instance_id=t.id, repo=t.repo, base_commit=t.commit,
+                          problem_statement=t.description, test_command=t.test_command,
+                          fail_to_pass=list(t.fail_to_pass), pass_to_pass=list(t.pass_to_pass),
+                          hints_text=f"The fix is commit {t.commit} of {t.repo} (its diff is "
+                                     "not part of the suite).")
+            for t in load_suite(path).tasks]
+
+
 def load_items(path: str | Path) -> list[BenchmarkItem]:
-    """Every item of a SWE-bench dataset file (JSON or JSON Lines).
+    """Every item of a SWE-bench dataset file (JSON or JSON Lines), or of a judgekit suite
+    (a ``.yaml`` file, or a bundled suite's name: :func:`suite_items`).
 
     Raises :class:`~judgekit.errors.InputError` naming the row and the field for a row
     that is not an item, and for an instance id given twice: nothing is guessed.
     """
     path = Path(path)
+    if path.suffix in (".yaml", ".yml") or (not path.exists() and not path.suffix):
+        return suite_items(path)
     try:
         if path.stat().st_size > MAX_ITEMS_BYTES:
             raise InputError(path, "(file)", f"larger than {MAX_ITEMS_BYTES} bytes")

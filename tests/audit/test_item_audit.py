@@ -129,3 +129,32 @@ def test_a_hostile_row_is_one_line_naming_it(tmp_path: Path, capsys, line: str) 
     err = capsys.readouterr().err
     assert code == 2 and f"{bad}: line 2" in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_bundled_suite_is_audited_task_by_task(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from judgekit.ingest.suites import load_suite
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test-openai-key")
+    tasks = load_suite("flask").tasks
+    seen: list[str] = []
+
+    def respond(api: str, body: dict[str, Any]) -> Reply:
+        seen.append(prompt_of(body))
+        return Reply.ok(agent_verdict(evidence=[]))
+
+    out = tmp_path / "out"
+    with FakeAPIServer(respond) as server:
+        code = main(["audit", "--items", "flask", "--judge",
+                     f"openai:m@{server.openai_base_url}", "--out", str(out), "--no-cache"])
+    assert code == 0
+    records = [json.loads(x) for x in (out / "audit.jsonl").read_text().splitlines()]
+    assert [r["task_id"] for r in records] == [t.id for t in tasks]
+    assert any(tasks[0].test_command in p and tasks[0].commit in p for p in seen)
+
+
+def test_a_missing_item_file_is_one_line(tmp_path: Path, capsys) -> None:
+    code = main(["audit", "--items", str(tmp_path / "none.jsonl"), "--judge",
+                 "openai:m@http://127.0.0.1:9/v1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "none.jsonl" in err and len(err.strip().splitlines()) == 1
