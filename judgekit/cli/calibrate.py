@@ -36,11 +36,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("verdicts", type=Path, metavar="VERDICTS",
                    help="an output directory (--out DIR), or its audit.jsonl or "
                         "pairwise.jsonl")
-    p.add_argument("--labels", type=Path, required=True, metavar="FILE",
+    p.add_argument("--labels", type=Path, default=None, metavar="FILE",
                    help="audit labels: CSV with columns task_id,label (1: defect of the task; "
                         "0/1, 0.00/1.00, true/false or yes/no), one row per task or per run; "
                         "or pairwise gold labels: CSV or JSONL with task_id,arm_a,arm_b,"
-                        "dimension,label (A, B or draw)")
+                        "dimension,label (A, B or draw) (default: DIR/labels/pairwise.jsonl, "
+                        "the labels judgekit review keeps)")
     p.add_argument("--label-column", metavar="NAME", default=None,
                    help="the audit label column (default: the first of label, human_label, "
                         "grade, final_grade, score)")
@@ -88,17 +89,34 @@ def _keep(verdicts: Path, part: Calibration | PairwiseCalibration) -> None:
     say(f"wrote {path}; reports rebuilt: {reports[0]}")
 
 
+def _default_labels(verdicts: Path) -> Path:
+    """The labels ``judgekit review`` kept in the output directory VERDICTS."""
+    from judgekit.errors import ConfigError
+
+    path = verdicts / "labels" / "pairwise.jsonl"
+    if verdicts.is_dir() and path.is_file():
+        return path
+    raise ConfigError(f"give {{option:labels}} FILE ({path} does not exist; "
+                      "`judgekit review` writes it)")
+
+
 def run(args: argparse.Namespace) -> int:
     from judgekit.pairwise.gold import is_pairwise_labels
 
     scale_flags = (args.label_threshold, args.label_map, args.rater_column)
     if args.label_columns is not None:
+        if args.labels is None:
+            from judgekit.errors import ConfigError
+
+            raise ConfigError("--label-columns reads a labels file: give --labels FILE")
         return _run_scales(args)
     if any(x is not None for x in scale_flags):
         from judgekit.errors import ConfigError
 
         raise ConfigError("--label-threshold, --label-map and --rater-column read severity "
                           "scales: name the columns with --label-columns")
+    if args.labels is None:
+        args.labels = _default_labels(args.verdicts)
     if args.labels.is_file() and is_pairwise_labels(args.labels):
         return _run_pairwise(args)
     return _run_audit(args)

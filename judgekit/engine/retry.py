@@ -28,6 +28,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, wait_ran
 
 from judgekit.engine.limiter import AdaptiveLimiter
 from judgekit.engine.redact import redact
+from judgekit.engine.transport import AnswerTooLarge
 from judgekit.errors import ProviderError
 
 T = TypeVar("T")
@@ -54,7 +55,21 @@ def status_of(exc: BaseException) -> int | None:
     return None
 
 
+def too_large(exc: BaseException) -> AnswerTooLarge | None:
+    """The bound on answers that ``exc`` (or what caused it) says was passed, if any."""
+    seen: BaseException | None = exc
+    for _ in range(5):
+        if seen is None:
+            return None
+        if isinstance(seen, AnswerTooLarge):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 def is_transient(exc: BaseException) -> bool:
+    if too_large(exc) is not None:  # asked again, the same server answers the same
+        return False
     if isinstance(exc, (*_sdk_errors("APIConnectionError"), asyncio.TimeoutError, BadAnswer)):
         return True
     if isinstance(exc, _sdk_errors("APIResponseValidationError")):
@@ -95,6 +110,8 @@ def retry_after(exc: BaseException) -> float | None:
 
 def describe(exc: BaseException) -> str:
     """A short, redacted reason for a provider failure."""
+    if (large := too_large(exc)) is not None:
+        return str(large)
     status = status_of(exc)
     if status is not None:
         body = getattr(exc, "body", None)
@@ -281,7 +298,8 @@ async def _attempt(fn: Callable[[], Awaitable[T]], limiter: AdaptiveLimiter) -> 
 
 def _raise_provider_error(exc: BaseException, attempts: int) -> None:
     """Turn an SDK error into :class:`ProviderRefused` (other exceptions pass through)."""
-    if isinstance(exc, (*_sdk_errors("APIError"), asyncio.TimeoutError, BadAnswer)):
+    if isinstance(exc, (*_sdk_errors("APIError"), asyncio.TimeoutError, BadAnswer,
+                        AnswerTooLarge)):
         tries = f" after {attempts} attempts" if is_transient(exc) and attempts > 1 else ""
         refused = ProviderRefused(describe(exc) + tries, status_of(exc))
         refused.transient = is_transient(exc)

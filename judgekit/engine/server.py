@@ -46,6 +46,7 @@ from judgekit.engine.retry import (
     is_rate_limit,
     is_timeout,
     status_of,
+    too_large,
 )
 from judgekit.engine.serving import PROBE_DEADLINE_S, count_tokens, known_window, probe
 from judgekit.engine.urls import redact_url
@@ -261,7 +262,7 @@ class ServerState:
         if status is not None and mode != "tool" and is_mode_rejection(status, message):
             self.run.count_failure("rejected_mode")
             return ModeRefused(mode, describe(exc))
-        self.health.failed(describe(exc), alive=status is not None)
+        self.health.failed(describe(exc), alive=status is not None or too_large(exc) is not None)
         if is_timeout(exc):
             self.run.count_failure("timeout")
         elif is_rate_limit(exc):
@@ -270,7 +271,7 @@ class ServerState:
             self.run.count_failure("server_error")
         elif status is not None:
             self.run.count_failure("refused")
-        elif type(exc).__name__ == "BadAnswer":
+        elif type(exc).__name__ == "BadAnswer" or too_large(exc) is not None:
             self.run.count_failure("bad_answer")
         elif not isinstance(exc, asyncio.CancelledError):
             self.run.count_failure("connection")

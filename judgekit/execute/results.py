@@ -25,7 +25,6 @@ Example:
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import re
 import threading
@@ -34,6 +33,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from judgekit.errors import InputError
+from judgekit.jsonread import loads
 from judgekit.ingest.cuts import cap_result
 from judgekit.ingest.models import RunResult
 
@@ -82,9 +82,9 @@ def done_keys(path: str | Path) -> set[tuple[str, str, int]]:
             if not line.strip():
                 continue
             try:
-                doc = json.loads(line)
+                doc = loads(line, path, f"line {number}: ")
                 keys.add((str(doc["task"]["id"]), str(doc["arm"]), int(doc.get("attempt", 0))))
-            except (ValueError, KeyError, TypeError):
+            except (KeyError, TypeError, AttributeError):
                 raise InputError(path, f"line {number}", "not a judgekit result line") from None
     return keys
 
@@ -156,15 +156,12 @@ class RunWriter:
             self._load_document()
 
     def _load_document(self) -> None:
-        from judgekit.io import json_lines
+        from judgekit.io import json_lines, read_json
         from judgekit.ingest.models import RunFile
         from judgekit.ingest.validation import validate
 
         if self.path.exists() and self.path.stat().st_size > 0:
-            try:
-                doc = json.loads(self.path.read_text(encoding="utf-8"))
-            except ValueError as exc:
-                raise InputError(self.path, None, f"not a JSON run file ({exc})") from None
+            doc = read_json(self.path, limit=None)  # strict, depth-guarded: one line if bad
             run = validate(RunFile, doc, self.path)
             self._results = list(run.results)
             self._run_id = self._run_id or run.run_id

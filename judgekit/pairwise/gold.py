@@ -5,7 +5,8 @@ columns, such as a ``note``, are kept out of the way), or JSON lines with the sa
 ``label`` is ``A`` (arm_a's solution is better), ``B`` (arm_b's) or ``draw``, in any case;
 a blank label is a row not labelled yet: skipped and counted. The same comparison
 labelled twice must agree (the arms may be given in either order; ``A`` and ``B`` then
-swap). ``judgekit schema pairwise-label`` prints the JSON Schema of one label.
+swap), unless both rows name the same ``labeller``: the later row then supersedes (how
+``judgekit review`` records a changed mind). ``judgekit schema pairwise-label`` prints the JSON Schema of one label.
 
 Example:
     >>> g = GoldLabel(task_id="flask-001", arm_a="x", arm_b="y", dimension="minimality",
@@ -46,6 +47,12 @@ class GoldLabel(BaseModel):
     label: Label = Field(description="A: arm_a's solution is better; B: arm_b's; draw: "
                                      "neither is clearly better.")
     note: str | None = Field(None, description="Why, for the next reader (not used).")
+    labeller: str | None = Field(None, description="Who gave the label; a later label of "
+                                                   "the same comparison by the same labeller "
+                                                   "supersedes an earlier one.")
+    time: str | None = Field(None, description="When the label was given (ISO 8601, UTC).")
+    shown_sha256: str | None = Field(None, description="SHA-256 of what the labeller was "
+                                                       "shown (judgekit review).")
 
     def key(self) -> Key:
         """The comparison labelled, arms in sorted order."""
@@ -138,6 +145,10 @@ def read_gold(path: str | Path) -> GoldSet:
         if label.arm_a == label.arm_b:
             raise InputError(p, f"line {n}: arm_b", "names the same arm as arm_a")
         seen = labels.get(label.key())
+        if seen is not None and label.labeller is not None \
+                and seen[1].labeller == label.labeller:
+            labels[label.key()] = (n, label)  # the same labeller changed their mind
+            continue
         if seen is not None:
             first_line, first = seen
             if first.label_for(label.arm_a, label.arm_b) != label.label:

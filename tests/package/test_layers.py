@@ -25,7 +25,7 @@ LAYERS: dict[str, int] = {
     "scoring": 2, "index": 2,
     "engine": 3,
     "pairwise": 4, "audit": 4, "execute": 4, "evaluate": 4,
-    "summary": 5, "report": 5, "dataframe": 5, "rejudge": 5,
+    "summary": 5, "report": 5, "dataframe": 5, "rejudge": 5, "review": 5,
     "cli": 6, "__main__": 6,
 }
 #: Not part of the flow: the package's front door and the test support server.
