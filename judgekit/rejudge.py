@@ -42,6 +42,7 @@ from judgekit.engine.config import EngineConfig
 from judgekit.engine.engine import Engine
 from judgekit.engine.jury import JuryRunner, juror_labels
 from judgekit.outputs import RUNS_FILE, SUMMARY_FILE
+from judgekit.pairwise.anchors import anchor_of
 from judgekit.pairwise.jury import Juror, JuryResult, JuryRule
 from judgekit.pairwise.models import PairwiseStepSummary, PairwiseSummary
 from judgekit.pairwise.options import PairwiseOptions
@@ -244,7 +245,8 @@ def rejudge(output: JudgedOutput, judges: Sequence[Any], *, replace: bool = Fals
     common: dict[str, Any] = dict(
         select=summary.pairwise_run.select, notes=list(notes),
         threshold=options.reliability_threshold, seed=options.seed,
-        sizes=[(patch_size(p.a.diff), patch_size(p.b.diff)) for p in pairs])
+        sizes=[(patch_size(p.a.diff), patch_size(p.b.diff)) for p in pairs],
+        anchors=[anchor_of(p) for p in pairs])
     made = {j.label: j for j in new}
     jurors = [made[label] if label in made else Juror(
         label, priors[label].model, priors[label].base_url,

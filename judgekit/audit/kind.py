@@ -32,7 +32,10 @@ class AuditKind(StepKind[AuditRecord, AuditStepSummary]):
                 + closing_counts(audit.n_valid, audit.n_unscored, audit.n_error,
                                  (audit.n_skipped_cost or 0) + sum(audit.skipped.values()),
                                  audit.skipped.get("too_long_for_context", 0))
-                + f"{cached_text(cached)}; spend ${audit.cost_usd or 0.0:.4f}"]
+                + f"{cached_text(cached)}; spend ${audit.cost_usd or 0.0:.4f}"] + (
+            [f"{self.name}: {audit.n_contradicted} verdicts of score 1 contradicted by a "
+             "verified pass of the same task (listed apart in summary.json)"]
+            if audit.n_contradicted else [])
 
     def spend_usd(self, summary: AuditStepSummary) -> float:
         return (summary.audit.cost_usd or 0.0) if summary.audit is not None else 0.0

@@ -31,7 +31,8 @@ class PairwiseKind(StepKind[PairRecord, PairwiseStepSummary]):
                                  run.states.get("error", 0), skipped,
                                  run.skipped.get("too_long_for_context", 0))
                 + f"; {run.n_calls} calls{cached_text(run.n_cached)}; "
-                  f"spend ${run.cost_usd:.4f}"] + _jury_lines(summary)
+                  f"spend ${run.cost_usd:.4f}"] + _jury_lines(summary) + (
+            _anchor_lines(summary))
 
     def spend_usd(self, summary: PairwiseStepSummary) -> float:
         return summary.pairwise_run.cost_usd if summary.pairwise_run is not None else 0.0
@@ -62,6 +63,25 @@ def _jury_lines(summary: PairwiseStepSummary) -> list[str]:
         flag = "; flagged" if rel is not None and rel.flagged else ""
         lines.append(f"  judge {label}: {calls}{flag}")
     return lines
+
+
+def _anchor_lines(summary: PairwiseStepSummary) -> list[str]:
+    """One line per anchor with anchored pairs: the judge's (or the jury's) verdicts held
+    against the tests and the fix, as ``summary.json`` holds them."""
+    rel = summary.pairwise.judge_reliability if summary.pairwise is not None else None
+    anchors = rel.anchors if rel is not None else None
+    if anchors is None:
+        return []
+    out = []
+    for what, wrong, check in (("tests", "the failing side", anchors.tests),
+                               ("fix", "the side outside the fix", anchors.fix)):
+        if not check.n_pairs:
+            continue
+        share = "–" if check.share_wrong is None else f"{100 * check.share_wrong:.0f}%"
+        out.append(f"anchors ({what}): {check.n_pairs} anchored pairs, {check.n} with a "
+                   f"verdict; {check.dimension} favoured {wrong} in {share}"
+                   + ("; flagged" if check.flagged else ""))
+    return out
 
 
 #: the pairwise step.

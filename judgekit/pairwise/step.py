@@ -24,6 +24,7 @@ from judgekit.engine import ItemOutcome, Judge, JudgeRequest
 from judgekit.engine.types import NotSent, Skip, State
 from judgekit.errors import ConfigError
 from judgekit.paths import Escapes
+from judgekit.pairwise.anchors import anchor_of
 from judgekit.pairwise.context import code_context
 from judgekit.pairwise.flip import combine, identical_outcome
 from judgekit.pairwise.options import PairwiseOptions
@@ -344,6 +345,7 @@ def run_pairwise(runs: Sequence[RunResult],
         records=plan.records(outcomes, early, False),
         stopped=Skip(reason=NotSent.STOPPED, detail=stop) if stop else None,
         spend_usd=getattr(engine, "spent_usd", None),
-        sizes=[(patch_size(p.a.diff), patch_size(p.b.diff)) for p in plan.pairs], **common)
+        sizes=[(patch_size(p.a.diff), patch_size(p.b.diff)) for p in plan.pairs],
+        anchors=[anchor_of(p) for p in plan.pairs], **common)
     _attach_repeats(result, {o.key: o for o in outcomes[:plan.n]}, outcomes[plan.n:])
     return result
