@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 #: fields whose values vary with the prompt cache: compared as sums.
-_SUMMED = ("cost", "cache_", "input_tokens")
+_SUMMED = ("cost", "spend", "cache_", "input_tokens")
 
 
 def _blank(text: str, tmp: Path) -> str:
