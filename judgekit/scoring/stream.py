@@ -65,14 +65,18 @@ _SHARED_FIELDS = frozenset({"run_id", "task_id", "arm", "model", "repo", "repo_s
                             "sandbox", "precision", "recall", "f1", "precision_source",
                             "recall_source", "f1_source", "duration_s", "tests_run"})
 _SHARED_AT = tuple(i for i, name in enumerate(_FIELDS) if name in _SHARED_FIELDS)
+_LISTS_AT = tuple(i for i, name in enumerate(_FIELDS)
+                  if ScoredResult.model_fields[name].annotation == list[str])
+"""The list fields (files touched, left out, cut): one list for each equal list, the empty
+one above all; no reader of a score changes its lists."""
 _SHARE_MAX = 1 << 18
 """Distinct values kept for sharing; past it, values are kept as they come."""
 
 
 class _Shared:
     """One object for each equal value of the fields results repeat (run, arm, model,
-    repository, status and reason, common scores): each score holds references, not
-    copies, which is most of what a million scores weigh."""
+    repository, status and reason, common scores, lists of files): each score holds
+    references, not copies, which is most of what a million scores weigh."""
 
     def __init__(self) -> None:
         self.values: dict[Any, Any] = {}
@@ -86,6 +90,9 @@ class _Shared:
             v = out[i]
             if v is not None:
                 out[i] = values.setdefault((type(v), v), v)
+        for i in _LISTS_AT:
+            v = out[i]
+            out[i] = values.setdefault((list, tuple(v)), v)
         return tuple(out)
 
 
@@ -95,12 +102,33 @@ def _row(scored: ScoredResult) -> tuple[Any, ...]:
     return tuple(values[name] for name in _FIELDS)
 
 
+class _Keys:
+    """An object whose attributes are the fields of a score, set in their order."""
+
+
+def _template() -> dict[str, Any]:
+    """A dict of every field of a score (``None`` each), whose copies share its keys: an
+    instance's attributes are kept so (a split table) and each copy holds only its values,
+    a third of a dict of its own."""
+    keys = _Keys()
+    for name in _FIELDS:
+        setattr(keys, name, None)
+    return keys.__dict__
+
+
+_TEMPLATE = _template()
+
+
 def _scored(row: tuple[Any, ...]) -> ScoredResult:
     """The score whose validated field values ``row`` holds, rebuilt as unpickling rebuilds
     a model (``BaseModel.__setstate__``), without validating them again: every field was
-    given when it was validated (the fields set is shared: see :data:`_FIELDS_SET`)."""
+    given when it was validated (the fields set is shared: see :data:`_FIELDS_SET`). Its
+    ``__dict__`` is a copy of :data:`_TEMPLATE` with the values set: the fields in their
+    order, the keys shared."""
+    values = _TEMPLATE.copy()
+    values.update(zip(_FIELDS, row))
     scored = _new(ScoredResult)
-    _set(scored, "__dict__", dict(zip(_FIELDS, row)))
+    _set(scored, "__dict__", values)
     _set(scored, "__pydantic_extra__", None)
     _set(scored, "__pydantic_fields_set__", _FIELDS_SET)
     _set(scored, "__pydantic_private__", None)
