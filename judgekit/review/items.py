@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from judgekit.audit import AuditRecord
+from judgekit.audit import AuditRecord, load_rubric
 from judgekit.audit.checks import extract_quotes
+from judgekit.audit.models import AuditSummary
+from judgekit.errors import JudgekitError
 from judgekit.ingest import RunResult
 from judgekit.pairwise import PairRecord
 from judgekit.pairwise.verdict import DIMENSIONS
@@ -158,6 +160,9 @@ class Queue:
     items: list[Item]
     #: records whose result is not in runs.jsonl (shown without its texts), counted
     missing_runs: int = 0
+    #: the audited rubric's category names, offered when an audit is labelled 1 (empty when
+    #: there is no audit)
+    categories: list[str] = field(default_factory=list)
 
 
 def _side(run: RunResult | None, scored: ScoredResult | None) -> dict[str, Any]:
@@ -225,4 +230,18 @@ def load_queue(out_dir: Path, seed: int) -> Queue:
             "kind": "audit", "task": _task(run, arec.task_id),
             "test_status": arec.test_status, "texts": audit_texts(run)}
         items.append(AuditItem(arec, shown, sha256_of(shown)))
-    return Queue(items, missing)
+    return Queue(items, missing, audit_categories(inputs.summary.audit))
+
+
+def audit_categories(audit: AuditSummary | None) -> list[str]:
+    """The categories of the rubric the audit used, in the rubric's order; when that rubric
+    cannot be loaded here (a rubric file not at hand), the categories the audit's verdicts
+    named (``by_type``: counts over the whole audit, nothing of one item)."""
+    if audit is None:
+        return []
+    if audit.rubric:
+        try:
+            return [c.name for c in load_rubric(audit.rubric).categories]
+        except JudgekitError:
+            pass
+    return sorted(t for t in audit.by_type if t != "none")

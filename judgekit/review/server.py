@@ -70,6 +70,8 @@ class ReviewState:
         else:
             got = self.store.audit.get(item.key())
             out["label"] = got.label if got else None
+            out["category"] = got.category if got else None
+            out["categories"] = self.queue.categories
         if done:  # only now: the arms' names and the judge's verdicts
             out["reveal"] = item.reveal()
         return out
@@ -94,8 +96,9 @@ class ReviewState:
             if choice not in (0, 1) or isinstance(choice, bool):
                 raise ValueError("choice: not 0 or 1")
             category = body.get("category")
-            self.store.add_audit(item.key(), choice,
-                                 category=category if isinstance(category, str) else None,
+            if category is not None and (choice != 1 or category not in self.queue.categories):
+                raise ValueError("category: not one of the rubric's categories of a label 1")
+            self.store.add_audit(item.key(), choice, category=category,
                                  shown_sha256=item.shown_sha256)
         return self.item_view(i)
 

@@ -9,6 +9,7 @@
   let queue = null;
   let item = null;
   let showFix = false;
+  let choosing = false;  // after 1 on an audit: the category is picked next
   let chain = Promise.resolve();
 
   function el(tag, cls, text) {
@@ -145,10 +146,22 @@
     const view = item.view;
     const rev = item.reveal;
     const out = [];
-    const label = item.label === null ? "—" : item.label === 1 ? "1 (defect of the task)" : "0 (the agent's fault)";
-    out.push(el("p", "prompt", item.labelled
-      ? `Your label: ${label}. The judge's verdict is shown. j: next item.`
-      : "Audit: is this failure a defect of the task (1) or the agent's fault (0)?"));
+    const label = item.label === null ? "—" : item.label === 1
+      ? "1 (defect of the task" + (item.category ? `: ${item.category})` : ")") : "0 (the agent's fault)";
+    if (choosing) {
+      out.push(el("p", "prompt", "Which category of the rubric? Press its number; Enter: none given; Escape: back."));
+      const ol = el("ol", "categories");
+      item.categories.forEach((c, n) => {
+        const li = el("li", null, c);
+        li.dataset.key = String((n + 1) % 10);
+        ol.append(li);
+      });
+      out.push(ol);
+    } else {
+      out.push(el("p", "prompt", item.labelled
+        ? `Your label: ${label}. The judge's verdict is shown. j: next item.`
+        : "Audit: is this failure a defect of the task (1) or the agent's fault (0)?"));
+    }
     out.push(el("p", "meta", `tests ${view.test_status}`));
     if (rev) {
       const v = el("section", "verdict");
@@ -181,7 +194,7 @@
   }
 
   function render() {
-    document.body.dataset.state = item.labelled ? "revealed" : "blind";
+    document.body.dataset.state = item.labelled ? "revealed" : choosing ? "category" : "blind";
     document.body.dataset.item = String(item.i);
     document.body.dataset.kind = item.kind;
     const parts = [taskHeader(item.view)];
@@ -191,6 +204,7 @@
   }
 
   async function open(i) {
+    choosing = false;
     item = await api(`/api/item?i=${i}`);
     render();
   }
@@ -204,23 +218,43 @@
     return null;
   }
 
-  async function label(kind, choice) {
+  async function label(kind, choice, category) {
     if (item.kind !== kind || item.labelled) {
       const next = nextUnlabelled();
       if (next === null) { say("every item is labelled"); return; }
       await open(next);
       if (item.kind !== kind) { say(`this item takes ${item.kind === "audit" ? "1 or 0" : "a, b or d"}`); return; }
     }
+    if (kind === "audit" && choice === 1 && category === undefined && item.categories.length) {
+      choosing = true;  // the category comes with the next key
+      render();
+      return;
+    }
     const body = { i: item.i, choice };
     if (kind === "pairwise") body.dimension = currentDim();
+    if (category) body.category = category;
     item = await api("/api/label", body);
     queue.items[item.i].labelled = item.labelled;
     say(`stored ${kind === "pairwise" ? body.dimension + ": " + choice : "label " + choice}`);
     render();
   }
 
+  async function pickCategory(key) {
+    if (key === "Escape") { choosing = false; render(); return; }
+    let category = null;
+    if (key !== "Enter") {
+      if (!/^[0-9]$/.test(key)) return;
+      const n = key === "0" ? 9 : Number(key) - 1;
+      if (n >= item.categories.length) return;
+      category = item.categories[n];
+    }
+    choosing = false;
+    await label("audit", 1, category);
+  }
+
   async function handle(key) {
     if (!queue || !item) return;
+    if (choosing) return pickCategory(key);
     switch (key) {
       case "a": return label("pairwise", "left");
       case "b": return label("pairwise", "right");
