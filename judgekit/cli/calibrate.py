@@ -343,3 +343,18 @@ def _print_pairwise(result: PairwiseCalibration) -> None:
         _print_agreement("jury", result.jury, result.resamples, result.seed)
     else:
         print("jury: none (the records carry no jury verdict)")
+    _print_labellers(result)
+
+
+def _print_labellers(result: PairwiseCalibration) -> None:
+    from judgekit.report.calibration_view import labeller_name, labellers_sentence
+
+    sentence = labellers_sentence(result)
+    if sentence is None:
+        return
+    print(sentence)
+    for who, c in result.labellers.items():
+        for name, a in [*c.judges.items(), *([("jury", c.jury)] if c.jury else [])]:
+            print(f"  {labeller_name(who)}: {name}: accuracy {_num(a.accuracy)} of {a.n}, "
+                  f"Cohen's kappa " + _kappa_text(a.kappa, a.kappa_ci, "compared pairs",
+                                                 result.resamples, result.seed))
