@@ -90,6 +90,30 @@ class PairItem:
         arm = self.record.arm_a if label == "A" else self.record.arm_b
         return "left" if self.sides()[0] == arm else "right"
 
+    def statuses(self) -> list[str]:
+        """The two sides' test outcomes (shown blind)."""
+        return sorted({str(self.blind[s]["test_status"]) for s in ("left", "right")})
+
+    def facets(self) -> dict[str, Any]:
+        """What the queue's filters on arms and verdicts match (labelled items only)."""
+        r = self.record
+        dims = r.dimensions.values()
+        juries = [{j.dimensions[d].winner for j in (r.judges or {}).values()
+                   if d in j.dimensions and j.dimensions[d].state == "valid"}
+                  for d in r.dimensions]
+        # the tests anchor completeness: the side that passed should not lose it
+        status = {side: self.blind[side]["test_status"] for side in ("left", "right")}
+        loser = None
+        if sorted(status.values()) == ["failed", "passed"]:
+            loser = self.arm_of("left" if status["left"] == "failed" else "right")
+        comp = r.dimensions.get("completeness")
+        return {"arms": sorted([r.arm_a, r.arm_b]),
+                "flagged": any(d.position_bias or d.state != "valid" for d in dims),
+                "jury_split": any(len(w) > 1 for w in juries),
+                "anchored_contradiction": bool(loser and comp and comp.state == "valid"
+                                               and comp.winner == loser),
+                "unverified_evidence": False}
+
     def reveal(self) -> dict[str, Any]:
         left, right = self.sides()
 
@@ -131,6 +155,18 @@ class AuditItem:
     def key(self) -> AuditKey:
         r = self.record
         return (r.task_id, r.arm, r.attempt, r.run_id or "")
+
+    def statuses(self) -> list[str]:
+        return [str(self.record.test_status)]
+
+    def facets(self) -> dict[str, Any]:
+        """What the queue's filters on arms and verdicts match (labelled items only)."""
+        r = self.record
+        scores = {j.score for j in (r.judges or {}).values() if j.state == "valid"}
+        return {"arms": [r.arm], "flagged": r.state != "valid",
+                "jury_split": len(scores) > 1,
+                "anchored_contradiction": r.contradicted,
+                "unverified_evidence": r.state == "valid" and not r.evidence_verified}
 
     def reveal(self) -> dict[str, Any]:
         r = self.record

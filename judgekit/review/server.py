@@ -53,10 +53,20 @@ class ReviewState:
                     None)
 
     def queue_view(self) -> dict[str, Any]:
-        items = [{"i": i, "kind": it.kind, "task_id": it.task_id,
-                  "labelled": self.labelled(it)} for i, it in enumerate(self.queue.items)]
+        items = [self._entry(i, it) for i, it in enumerate(self.queue.items)]
         return {"labeller": self.store.labeller, "total": len(items),
                 "first_unlabelled": self.first_unlabelled(), "items": items}
+
+    def _entry(self, i: int, item: Item) -> dict[str, Any]:
+        """One item of the queue: what the filters match. What depends on the arms or the
+        verdicts (``facets``) is sent for a labelled item only, so a filter on it can never
+        tell which unlabelled items it would match."""
+        done = self.labelled(item)
+        out: dict[str, Any] = {"i": i, "kind": item.kind, "task_id": item.task_id,
+                               "status": item.statuses(), "labelled": done}
+        if done:
+            out["facets"] = item.facets()
+        return out
 
     def item_view(self, i: int) -> dict[str, Any]:
         item = self.queue.items[i]

@@ -230,3 +230,50 @@ def test_audit_labels_with_1_and_its_category_and_0_and_the_quotes_are_marked(
     assert all(r["labeller"] == "ana" for r in rows)
     assert not (out / "labels" / "pairwise.jsonl").exists()
     assert os.path.getsize(out / "labels" / "audit.jsonl") > 0
+
+
+def test_browse_filters_the_queue_by_keyboard_and_verdict_filters_match_labelled_items_only(
+        judged_out: Path, tmp_path: Path, servers: list[Served]) -> None:
+    out = Path(shutil.copytree(judged_out, tmp_path / "out"))
+    served = start_review(out, free_port())
+    servers.append(served)
+    b = Browser(tmp_path / "browser")
+    listed = ("[...document.querySelectorAll('#browse-list button')]"
+              ".map(x => Number(x.dataset.i))")
+    try:
+        b.goto(served.url)
+        b.wait_for("document.body.dataset.state === 'blind'")
+        for _ in range(2 * len(DIMS)):  # items 0 (t0) and 1 (t1) labelled
+            b.press("d")
+        b.wait_for("document.body.dataset.item === '1' && "
+                   "document.body.dataset.state === 'revealed'")
+        b.press("q")
+        b.wait_for("document.body.dataset.browse === 'open'")
+        assert b.eval(listed) == list(range(N_TASKS))
+        # the scripted judge calls t1's failing side more complete: an anchored
+        # contradiction, shown once t1 is labelled; the unlabelled odd tasks are not listed
+        for _ in range(6):
+            b.press("Tab")
+        assert b.eval("document.activeElement.id") == "f-anchored_contradiction"
+        b.press(" ")
+        b.wait_for(f"JSON.stringify({listed}) === '[1]'")
+        note = b.eval("document.getElementById('browse-note').textContent")
+        assert f"{N_TASKS - 2} not labelled yet left out" in note
+        b.screenshot("browse")
+        b.press(" ")  # off again: a blind filter lists unlabelled items too
+        b.press("Tab")
+        b.press("Tab")  # past "unverified evidence", onto the first item of the list
+        assert b.eval("document.activeElement.dataset.i") == "0"
+        b.press("Tab")
+        b.press("Tab")
+        assert b.eval("document.activeElement.dataset.i") == "2"
+        b.press("Enter")  # opens item 2, still blind; the panel closes
+        b.wait_for("document.body.dataset.item === '2' && "
+                   "document.body.dataset.state === 'blind' && !document.body.dataset.browse")
+        _not_revealed(b.dom().split('<main')[1])
+        b.press("q")
+        b.wait_for("document.body.dataset.browse === 'open'")
+        b.press("Escape")
+        b.wait_for("!document.body.dataset.browse")
+    finally:
+        b.close()

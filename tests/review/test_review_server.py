@@ -17,7 +17,7 @@ from judgekit.review.items import load_queue
 from judgekit.review.labels import LabelStore
 from judgekit.review.server import ReviewState
 from tests.clirun import judgekit
-from tests.review.conftest import Served, free_port, start_review
+from tests.review.conftest import BASE, CTX, Served, free_port, start_review
 
 LABEL = {"i": 0, "dimension": "consistency", "choice": "left"}
 
@@ -165,3 +165,22 @@ def test_an_audit_label_1_takes_a_category_of_the_audited_rubric_and_0_none(
     rows = [json.loads(x) for x in (out / "labels" / "audit.jsonl").read_text().splitlines()]
     assert [(r["label"], r.get("category")) for r in rows] == [(1, queue.categories[2]),
                                                                (0, None)]
+
+
+def test_the_queue_sends_arms_and_verdict_facets_of_labelled_items_only(
+        judged_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(judged_out, tmp_path / "out"))
+    state = ReviewState(load_queue(out, seed=0), LabelStore(out, "ana"))
+    before = state.queue_view()
+    text = json.dumps(before)
+    assert BASE not in text and CTX not in text  # no arm is named before a label
+    assert all("facets" not in q for q in before["items"])
+    assert {tuple(q["status"]) for q in before["items"]} == {("passed",), ("failed", "passed")}
+    for dim in ("consistency", "completeness", "minimality"):
+        state.label({"i": 1, "dimension": dim, "choice": "draw"})
+    after = state.queue_view()["items"]
+    assert [q["i"] for q in after if "facets" in q] == [1]
+    # t1: the context arm failed its tests and the scripted judge calls it more complete
+    assert after[1]["facets"] == {"arms": sorted([BASE, CTX]), "flagged": False, "jury_split": False,
+                                  "anchored_contradiction": True,
+                                  "unverified_evidence": False}

@@ -6,6 +6,12 @@
   const statusLine = document.getElementById("status");
   const progress = document.getElementById("progress");
   const help = document.getElementById("help");
+  const browse = document.getElementById("browse");
+  const browseList = document.getElementById("browse-list");
+  const browseNote = document.getElementById("browse-note");
+  //: filters on what the arms and verdicts say: they match labelled items only (the
+  //: server sends these facets for labelled items only)
+  const FACETS = ["flagged", "jury_split", "anchored_contradiction", "unverified_evidence"];
   let queue = null;
   let item = null;
   let showFix = false;
@@ -252,6 +258,70 @@
     await label("audit", 1, category);
   }
 
+  function value(id) { return document.getElementById(id).value; }
+
+  function fillSelect(id, values) {
+    const sel = document.getElementById(id);
+    const keep = sel.value;
+    sel.replaceChildren(el("option", null, "any"));
+    sel.firstChild.value = "";
+    for (const v of values) { const o = el("option", null, v); o.value = v; sel.append(o); }
+    sel.value = values.includes(keep) ? keep : "";
+  }
+
+  function matches(q) {
+    if (value("f-kind") && q.kind !== value("f-kind")) return false;
+    if (value("f-status") && !q.status.includes(value("f-status"))) return false;
+    if (value("f-labelled") && q.labelled !== (value("f-labelled") === "yes")) return false;
+    const arm = value("f-arm");
+    const on = FACETS.filter((f) => document.getElementById(`f-${f}`).checked);
+    if (!arm && !on.length) return true;
+    if (!q.facets) return false;  // not labelled: never matched on arms or verdicts
+    return (!arm || q.facets.arms.includes(arm)) && on.every((f) => q.facets[f]);
+  }
+
+  function listBrowse() {
+    const blindOk = (q) => (!value("f-kind") || q.kind === value("f-kind")) &&
+      (!value("f-status") || q.status.includes(value("f-status"))) &&
+      (!value("f-labelled") || q.labelled === (value("f-labelled") === "yes"));
+    const shown = queue.items.filter(matches);
+    const verdictFilter = value("f-arm") || FACETS.some((f) => document.getElementById(`f-${f}`).checked);
+    const hidden = verdictFilter ? queue.items.filter((q) => !q.labelled && blindOk(q)).length : 0;
+    browseNote.textContent = `${shown.length} of ${queue.total} items` + (hidden
+      ? `; ${hidden} not labelled yet left out (filters on arms and verdicts match labelled items only)` : "");
+    browseList.replaceChildren(...shown.map((q) => {
+      const li = el("li");
+      const b = el("button", null, `item ${q.i + 1}: ${q.kind === "audit" ? "audit" : "comparison"} · ` +
+        `task ${q.task_id} · tests ${q.status.join("/")} · ${q.labelled ? "labelled" : "not labelled"}`);
+      b.type = "button";
+      b.dataset.i = String(q.i);
+      b.addEventListener("click", () => {
+        chain = chain.then(async () => { closeBrowse(); await open(q.i); });
+      });
+      li.append(b);
+      return li;
+    }));
+  }
+
+  async function openBrowse() {
+    queue = await api("/api/queue");
+    fillSelect("f-status", [...new Set(queue.items.flatMap((q) => q.status))].sort());
+    fillSelect("f-arm", [...new Set(queue.items.flatMap((q) => q.facets ? q.facets.arms : []))].sort());
+    browse.hidden = false;
+    document.body.dataset.browse = "open";
+    listBrowse();
+    document.getElementById("f-kind").focus();
+  }
+
+  function closeBrowse() {
+    browse.hidden = true;
+    delete document.body.dataset.browse;
+    if (document.activeElement && browse.contains(document.activeElement)) document.activeElement.blur();
+  }
+
+  document.getElementById("filters").addEventListener("change", listBrowse);
+  document.getElementById("filters").addEventListener("submit", (e) => e.preventDefault());
+
   async function handle(key) {
     if (!queue || !item) return;
     if (choosing) return pickCategory(key);
@@ -265,6 +335,7 @@
       case "k": if (item.i > 0) await open(item.i - 1); return;
       case "n": { const f = nextUnlabelled(); if (f !== null) await open(f); return; }
       case "f": showFix = !showFix; render(); return;
+      case "q": return openBrowse();
       case "?": help.hidden = !help.hidden; return;
       default: return;
     }
@@ -272,6 +343,10 @@
 
   document.addEventListener("keydown", (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;  // a held key labels once
+    if (!browse.hidden) {  // browsing: the keys move through the filters and the list
+      if (e.key === "Escape") { e.preventDefault(); closeBrowse(); }
+      return;
+    }
     chain = chain.then(() => handle(e.key)).catch((err) => {
       document.body.dataset.error = "1";
       say(`error: ${err.message}`);
