@@ -289,10 +289,10 @@ def calibrate_pairwise(records: Sequence[PairRecord], gold: GoldSet, *,
                 else:
                     by_judge.setdefault(name or judge_of(rec, default_judge), []).append(item)
     labellers: dict[str, LabellerCalibration] = {}
-    for who, own in gold.by_labeller.items():
-        one = calibrate_pairwise(records, GoldSet(labels=own, rows=len(own)),
+    for who, theirs in gold.by_labeller.items():
+        one = calibrate_pairwise(records, GoldSet(labels=theirs, rows=len(theirs)),
                                  default_judge=default_judge, seed=seed, resamples=resamples)
-        labellers[who] = LabellerCalibration(n_labels=len(own), judges=one.judges,
+        labellers[who] = LabellerCalibration(n_labels=len(theirs), judges=one.judges,
                                              jury=one.jury)
     return PairwiseCalibration(
         labellers=labellers, pooled_ties=gold.pooled_ties,
