@@ -70,3 +70,29 @@ def test_the_reports_show_each_labeller_and_their_agreement(judged_out: Path,
         assert "Labels of 2 labellers (ana 30, bo 30)" in text
         assert "between the labellers -0.180" in text
     assert "| ana: " in md and "| bo: " in md
+
+
+def test_calibrate_without_labels_reads_the_audit_labels_as_the_same_rows_in_a_csv(
+        audited_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(audited_out, tmp_path / "out"))
+    records = [json.loads(x) for x in (out / "audit.jsonl").read_text().splitlines()]
+    ana, bo = LabelStore(out, "ana"), LabelStore(out, "bo")
+    rows = ["task_id,label"]
+    for rec in records:
+        key = (rec["task_id"], rec["arm"], rec["attempt"], rec.get("run_id") or "")
+        label = 1 if rec["task_id"] == "calc-002" else 0
+        ana.add_audit(key, 1 - label, category=None, shown_sha256="0" * 64)
+        ana.add_audit(key, label, category=None, shown_sha256="0" * 64)  # supersedes
+        bo.add_audit(key, label, category=None, shown_sha256="0" * 64)
+        rows += [f"{rec['task_id']},{label}"] * 2
+    csv = tmp_path / "labels.csv"
+    csv.write_text("\n".join(rows) + "\n")
+    by_default = judgekit("calibrate", out, "--json")
+    assert by_default.returncode == 0, by_default.stderr
+    named = judgekit("calibrate", out, "--labels", csv, "--json")
+    assert named.returncode == 0, named.stderr
+    got, want = json.loads(by_default.stdout), json.loads(named.stdout)
+    # the lines read: each labeller's last per result counts, ana's first four superseded
+    assert (got.pop("label_rows"), want.pop("label_rows")) == (3 * len(records),
+                                                                2 * len(records))
+    assert got == want and got["n"] == len({r["task_id"] for r in records})
