@@ -34,6 +34,7 @@ COMMANDS: tuple[str, ...] = (
     "calibrate",
     "compare",
     "index",
+    "transcript",
 )
 
 #: Sub-commands whose ``--out DIR`` receives an evaluation's files (checked before any work).

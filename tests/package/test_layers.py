@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "judgekit"
 #: Layer of each top-level part of the package; a module may import only its own layer or lower.
 LAYERS: dict[str, int] = {
     "errors": 0, "io": 0, "stats": 0, "diffs": 0, "infra": 0, "_resources": 0,
-    "gcpause": 0, "jsontext": 0, "omit": 0, "paths": 0, "plugins": 0, "steps": 0,
+    "gcpause": 0, "jsontext": 0, "omit": 0, "paths": 0, "plugins": 0, "steps": 0, "secretscan": 0,
     "ingest": 1,
     "scoring": 2, "index": 2,
     "engine": 3,
