@@ -40,7 +40,10 @@ SECRET_NAME_PARTS: tuple[str, ...] = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CRE
 
 #: Names that contain a secret-sounding part but hold none.
 _NOT_SECRET = re.compile(r"(?i)^(?:keys?|.*tokens(?:_\w+)?|tokens?_\w+|"
-                         r".*_(?:id|ids|name|names|env|var|file|path|type|count|limit))$")
+                         r".*_(?:id|ids|name|names|env|var|file|path|type|count|limit|source|helper))$")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+#: A value that names a variable (``ANTHROPIC_API_KEY``) rather than holding a secret.
+_VARIABLE_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 #: ``NAME=value`` / ``"name": "value"`` / ``--name value`` with a secret-sounding name.
 _ASSIGNED = re.compile(
@@ -61,7 +64,7 @@ def looks_secret(name: str) -> bool:
 def secret_field(name: str) -> bool:
     """Whether a JSON field called ``name`` holds a secret (``api_key`` yes, ``max_tokens``
     and ``input_tokens`` no)."""
-    return looks_secret(name) and not _NOT_SECRET.match(name.replace("-", "_"))
+    return looks_secret(name) and not _NOT_SECRET.match(_CAMEL.sub("_", name).replace("-", "_"))
 
 
 class SecretScrubber:
@@ -96,7 +99,8 @@ class SecretScrubber:
         """A copy of JSON-like ``value``: a string under a secret-named field replaced whole,
         every other string passed through :meth:`text`."""
         if isinstance(value, str):
-            if name is not None and secret_field(name) and value and value != REDACTED:
+            if name is not None and secret_field(name) and value and value != REDACTED \
+                    and not _VARIABLE_NAME.match(value):
                 self.count += 1
                 return REDACTED
             return self.text(value)

@@ -116,6 +116,12 @@ class Builder:
         if index is not None and self.calls[index].exit_code is None:
             self.calls[index] = self.calls[index].model_copy(update={"exit_code": exit_code})
 
+    def extend_last(self, text: str, calls: list[int]) -> None:
+        """Add ``text`` and ``calls`` to the last turn (one message written in parts)."""
+        last = self.turns[-1]
+        last.text = "\n".join(t for t in (last.text, text) if t)
+        last.tool_calls.extend(calls)
+
     def say(self, role: Role, text: str, calls: list[int] | None = None) -> None:
         if text or calls:
             self.turns.append(Turn(role=role, text=text, tool_calls=calls or []))

@@ -53,6 +53,7 @@ class ClaudeCodeReader:
         result: dict[str, Any] | None = None
         stamps: list[Any] = []
         interrupted = api_error = False
+        last_id: Any = None
         for i, event in enumerate(source.events):
             kind = event.get("type")
             if event.get("timestamp") is not None:
@@ -79,6 +80,7 @@ class ClaudeCodeReader:
                 usage = message.get("usage")
                 if isinstance(usage, dict):
                     usage_by_id[str(message.get("id") or f"line{i}")] = usage
+                message_id = message.get("id")
                 texts, calls = [], []
                 for block in blocks:
                     if not isinstance(block, dict):
@@ -88,7 +90,13 @@ class ClaudeCodeReader:
                     elif block.get("type") == "tool_use":
                         calls.append(b.call(str(block.get("name")), block.get("input"),
                                             call_id=block.get("id")))
-                b.say("assistant", "\n".join(t for t in texts if t), calls)
+                text = "\n".join(t for t in texts if t)
+                if message_id and message_id == last_id and b.turns and \
+                        b.turns[-1].role == "assistant":  # one message streamed as lines
+                    b.extend_last(text, calls)
+                else:
+                    b.say("assistant", text, calls)
+                last_id = message_id
                 continue
             texts = []
             for block in blocks:

@@ -39,6 +39,16 @@ def _command_text(args: dict[str, Any]) -> dict[str, Any]:
     return args
 
 
+def _argv(command: Any) -> Any:
+    """A command line as an argv where it splits cleanly (``/bin/bash -lc "..."``)."""
+    if not isinstance(command, str):
+        return command
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command
+
+
 def _output(raw: Any) -> tuple[str, int | None]:
     """A function call's output text and exit code (JSON ``{"output", "metadata"}`` or text)."""
     if isinstance(raw, dict):
@@ -154,7 +164,7 @@ class CodexReader:
                 if itype == "agent_message":
                     b.say("assistant", str(item.get("text") or ""))
                 elif itype == "command_execution":
-                    index = b.call("shell", {"command": item.get("command")},
+                    index = b.call("shell", _command_text({"command": _argv(item.get("command"))}),
                                    call_id=item.get("id"),
                                    output=item.get("aggregated_output"),
                                    exit_code=as_int(item.get("exit_code")))
