@@ -193,6 +193,7 @@ def evaluate(
     adapters: Sequence[Adapter] | None = None,
     while_judging: Callable[[EvalResult], Iterable[object]] | None = None,
     audit_jury: bool = False,
+    transcripts: Sequence[str | Path] | None = None,
 ) -> EvalResult:
     """Load runs (or take loaded results), score them, and judge them when a judge is given.
 
@@ -213,7 +214,9 @@ def evaluate(
     judging every pair in turn; the audit is the first judge's, or with ``audit_jury``
     each judge's, the majority classifying each result (:mod:`judgekit.audit.jury`).
     ``similarity=True`` adds the embedding similarity of diffs (the index extra); it is off
-    by default. Load-time warnings (files reached twice, duplicate results, skipped files)
+    by default. ``transcripts`` names directories of agents' session files, matched to
+    results by task id (:mod:`judgekit.ingest.transcripts.link`).
+    Load-time warnings (files reached twice, duplicate results, skipped files)
     head ``summary.warnings``. ``keep_runs=False`` (only without a judge and without
     ``tasks``) scores results as they are read and keeps none of them in ``runs``: memory
     then holds scores, not diffs.
@@ -226,7 +229,8 @@ def evaluate(
         judge = judge_configs(judge, base_url=base_url)
     return run_pipeline(paths, steps, judge=judge, exclude=exclude, mixed_models=mixed_models,
                         seed=seed, similarity=similarity, tasks=tasks, keep_runs=keep_runs,
-                        adapters=adapters, while_judging=while_judging)
+                        adapters=adapters, while_judging=while_judging,
+                        transcripts=transcripts)
 
 
 Source = str | Path | Sequence[str | Path] | Sequence[RunResult]
@@ -270,19 +274,24 @@ def run_pipeline(
     keep_runs: bool = True,
     adapters: Sequence[Adapter] | None = None,
     while_judging: Callable[[EvalResult], Iterable[object]] | None = None,
+    transcripts: Sequence[str | Path] | None = None,
 ) -> EvalResult:
     """Load, score, then run ``steps`` in order with the judge(s) ``judge``: the pipeline of
     :func:`evaluate` and of the ``score``, ``judge`` and ``audit`` commands, which differ
     only in their steps. Without a judge or without steps only scoring runs."""
     sim = _similarity(similarity)
     seed_value = stats.DEFAULT_SEED if seed is None else seed
-    if not keep_runs and judge is None and not tasks and sim is None and not _given_results(
-            paths):
+    if not keep_runs and judge is None and not tasks and not transcripts and sim is None \
+            and not _given_results(paths):
         return _streamed(paths, exclude=exclude, adapters=adapters,
                          mixed_models=mixed_models, seed=seed_value)
     if judge is not None and steps:
         _check_servers(judge)
     runs, load_warnings = _loaded(paths, adapters)
+    if transcripts:
+        from judgekit.ingest.transcripts.link import attach
+
+        load_warnings = [*load_warnings, *attach(runs, transcripts).warnings()]
     enrichment = None
     if tasks:
         from judgekit.ingest.enrich import enrich_tasks

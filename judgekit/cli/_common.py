@@ -32,6 +32,10 @@ def add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tasks", action="append", default=None, metavar="SUITE",
                         help="suite file or directory of them; fills task fields the run files "
                              "leave out (e.g. descriptions), matched by fix commit (repeatable)")
+    parser.add_argument("--transcripts", action="append", default=None, metavar="DIR",
+                        help="directory of agents' session files (mini-swe-agent, SWE-agent, "
+                             "Claude Code, Codex CLI, OpenHands, aider), matched to results by "
+                             "task id: <id>.traj, <id>/<id>.traj.json, ... (repeatable)")
     add_inspect_arguments(parser)
 
 
@@ -105,7 +109,8 @@ def exclude_from(args: argparse.Namespace) -> tuple[str, ...]:
 def scoring_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """The keyword arguments of :func:`judgekit.evaluate` that the scoring options set."""
     return {"exclude": exclude_from(args), "mixed_models": args.mixed_models, "seed": args.seed,
-            "similarity": bool(args.similarity), "tasks": args.tasks}
+            "similarity": bool(args.similarity), "tasks": args.tasks,
+            "transcripts": args.transcripts}
 
 
 def check_similarity(args: argparse.Namespace) -> None:

@@ -25,9 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from judgekit.errors import ConfigError, render_options
+from judgekit.errors import ConfigError, InputError, render_options
 from judgekit.execute.process import ProcessOutcome
 from judgekit.execute.sandbox import Sandbox
+from judgekit.ingest.transcripts import Transcript, parse_text
+from judgekit.secretscan import SecretScrubber
 
 if TYPE_CHECKING:
     from judgekit.execute.workspace import Workspace
@@ -85,6 +87,10 @@ class AgentRun:
     hint: str | None = None
     """Why the agent may not have started: its program is on this machine but not visible
     inside the sandbox (and how to show it), or its user may not run it; else ``None``."""
+    session: Transcript | None = None
+    """The transcript read as the agent's session file, when judgekit knows its format."""
+    transcript_problem: str | None = None
+    """Why a transcript of a known format could not be read."""
 
 
 def run_agent(
@@ -102,7 +108,9 @@ def run_agent(
     ``env`` is the agent's environment before judgekit's own ``JUDGEKIT_*`` variables
     (default: the clean environment with the settings' agent variables). The agent may
     write a transcript to ``{transcript_file}`` (also in the environment as
-    ``JUDGEKIT_TRANSCRIPT``); it is read back after the agent ends.
+    ``JUDGEKIT_TRANSCRIPT``); it is read back after the agent ends, its secret-looking
+    values redacted, and read as the agent's session file (:attr:`AgentRun.session`) when
+    judgekit knows its format (mini-swe-agent, Claude Code, Codex CLI, ...).
     """
     transcript_file = ws.io / "transcript.txt"
     values = {"prompt_file": str(prompt_file), "workspace": str(ws.path), "task_id": task_id,
@@ -114,13 +122,29 @@ def run_agent(
     full["JUDGEKIT_TRANSCRIPT"] = str(transcript_file)
     outcome = settings.shell(rendered, ws, log_name="agent", timeout=settings.agent_timeout_s,
                              network=settings.agent_network, env=full, agent=True)
-    transcript = None
+    transcript = session = None
+    problem = None
     if transcript_file.is_file() and not transcript_file.is_symlink():
-        transcript = transcript_file.read_text(encoding="utf-8", errors="replace")
+        transcript, session, problem = read_session(
+            transcript_file.read_text(encoding="utf-8", errors="replace"))
     hint = None
     if outcome.exit_code in (126, 127) and settings.sandbox.name != "none":
         hint = unseen_program(rendered, outcome.stderr, full.get("PATH", ""))
-    return AgentRun(command=rendered, outcome=outcome, transcript=transcript, hint=hint)
+    return AgentRun(command=rendered, outcome=outcome, transcript=transcript, hint=hint,
+                    session=session, transcript_problem=problem)
+
+
+def read_session(text: str) -> tuple[str, Transcript | None, str | None]:
+    """The agent's transcript text (secret-looking values redacted), its session as a typed
+    transcript when judgekit knows the format, and why a file of a known format could not
+    be read (the run goes on; the text is kept)."""
+    try:
+        found = parse_text("transcript", text)
+    except InputError as exc:
+        return SecretScrubber().text(text), None, exc.reason
+    session = None if found.unrecognised else found.transcripts[0].model_copy(
+        update={"source": None})
+    return found.text, session, None
 
 
 _UNSEEN = ("No such file or directory", "not found", "bad interpreter")

@@ -214,6 +214,9 @@ def _agent_and_tests(task: SuiteTask, fix: FixCommit, ws: Workspace, arm: str,
     out = run.outcome
     result.duration_s = out.duration_s
     result.transcript = run.transcript
+    result.session = run.session
+    if run.transcript_problem:
+        result.metadata["transcript_unreadable"] = run.transcript_problem
     result.metadata.update(agent_command=run.command, agent_exit_code=out.exit_code,
                            agent_timed_out=out.timed_out, agent_stdout=_tail(out.stdout),
                            agent_stderr=_tail(out.stderr))

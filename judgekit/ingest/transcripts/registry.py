@@ -60,6 +60,8 @@ class TranscriptFile:
     unrecognised: bool = False
     #: plug-ins left out, one line each
     problems: list[str] = field(default_factory=list)
+    #: the file's text with its secret-looking values redacted
+    text: str = ""
 
     @property
     def redactions(self) -> int:
@@ -118,7 +120,8 @@ def parse_text(path: str | Path, text: str, *, known_secrets: Sequence[str] = ()
     name = str(path)
     if reader is None:
         raw = Transcript(format="raw", source=name, raw=clean, redactions=scrubber.count)
-        return TranscriptFile(Path(path), [raw], unrecognised=True, problems=problems)
+        return TranscriptFile(Path(path), [raw], unrecognised=True, problems=problems,
+                              text=clean)
     try:
         many = getattr(reader, "read_all", None)
         found = list(many(source)) if callable(many) else [reader.read(source)]
@@ -130,7 +133,7 @@ def parse_text(path: str | Path, text: str, *, known_secrets: Sequence[str] = ()
     share = [scrubber.count] + [0] * (len(found) - 1)
     out = [t.model_copy(update={"source": name, "redactions": t.redactions + extra})
            for t, extra in zip(found, share)]
-    return TranscriptFile(Path(path), out, problems=problems)
+    return TranscriptFile(Path(path), out, problems=problems, text=clean)
 
 
 def read_transcripts(path: str | Path, *, known_secrets: Sequence[str] = ()
