@@ -1,6 +1,6 @@
 """Codex CLI: the rollout file (``sessions/YYYY/MM/DD/rollout-*.jsonl``: ``session_meta``,
-``turn_context``, ``response_item`` and ``event_msg`` lines) and the ``codex exec --json``
-event stream (``thread.started``, ``item.completed``, ``turn.completed``, ...).
+``turn_context``, ``response_item`` and ``event_msg`` lines) and the JSON event stream
+``codex exec`` prints (``thread.started``, ``item.completed``, ``turn.completed``, ...).
 
 Tool calls are ``function_call`` / ``custom_tool_call`` items (``shell`` with an argv,
 ``apply_patch`` with the patch text) paired with their outputs by ``call_id``; a shell

@@ -1,4 +1,4 @@
-"""Transcripts matched to results by task id: ``--transcripts DIR``, a SWE-bench submission's
+"""Transcripts matched to results by task id: directories the caller names, a SWE-bench submission's
 ``trajs/`` beside its predictions, and a mini-swe-agent batch (``preds.json`` beside
 ``<id>/<id>.traj.json``).
 
