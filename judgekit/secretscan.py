@@ -40,7 +40,8 @@ SECRET_NAME_PARTS: tuple[str, ...] = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CRE
 
 #: Names that contain a secret-sounding part but hold none.
 _NOT_SECRET = re.compile(r"(?i)^(?:keys?|.*tokens(?:_\w+)?|tokens?_\w+|"
-                         r".*_(?:id|ids|name|names|env|var|file|path|type|count|limit|source|helper))$")
+                         r".*_(?:id|ids|name|names|env|var|file|path|type|count|limit|source|"
+                         r"helper))$")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 #: A value that names a variable (``ANTHROPIC_API_KEY``) rather than holding a secret.
 _VARIABLE_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")

@@ -147,3 +147,69 @@ def read_session(text: str) -> tuple[str, Transcript | None, str | None]:
     if found.unrecognised:
         return text, None, None
     return found.text, found.transcripts[0].model_copy(update={"source": None}), None
+
+
+_UNSEEN = ("No such file or directory", "not found", "bad interpreter")
+"""What a shell says of a program it cannot find."""
+
+
+
+def _program(command: str, path_var: str) -> tuple[str, str] | None:
+    """``(as written, path on this machine)`` of the program ``command`` starts with."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]):
+        words = words[1:]  # VAR=value before the program
+    if words and words[0] in ("exec", "env", "command", "nohup", "setsid"):
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    if not words:
+        return None
+    name = words[0]
+    if "/" not in name:
+        found = shutil.which(name, path=path_var or None)
+        return (name, found) if found else None
+    return (name, name) if os.path.isabs(name) else None  # relative: in the workspace
+
+
+def _interpreter(script: str) -> str | None:
+    """The absolute interpreter a script's ``#!`` line names, if any."""
+    try:
+        with open(script, "rb") as fh:
+            first = fh.readline(512)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    parts = first[2:].decode("utf-8", "replace").split()
+    return parts[0] if parts and os.path.isabs(parts[0]) else None
+
+
+def unseen_program(command: str, stderr: str, path_var: str) -> str | None:
+    """A hint when the shell inside the sandbox could not run the agent's program (or the
+    interpreter its script names) although it is on this machine: the sandbox hides it.
+
+    ``stderr`` is what the agent's shell said; ``path_var`` the agent's ``PATH``.
+    """
+    program = _program(command, path_var)
+    if program is None:
+        return None
+    written, host = program
+    candidates = [(written, host)]
+    interpreter = _interpreter(host)
+    if interpreter is not None:
+        candidates.insert(0, (interpreter, interpreter))
+    lines = stderr.splitlines()
+    for said, path in candidates:
+        if not os.path.exists(path):
+            continue
+        told = [line for line in lines if said in line]
+        if any("Permission denied" in line for line in told):
+            return (f"{path} cannot be run by the sandbox's unprivileged user (make it and "
+                    "the directories above it readable and executable by others)")
+        if any(word in line for line in told for word in _UNSEEN):
+            return render_options(
+                f"{path} is not visible inside the sandbox; {{option:agent_bind}} {path} "
+                "shows it")
+    return None

@@ -48,6 +48,11 @@ def arguments_of(raw: Any) -> dict[str, Any]:
     return {} if raw is None else {"input": raw}
 
 
+def obj(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
 def as_int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -160,5 +165,5 @@ def seconds_between(first: Any, last: Any) -> float | None:
 
     a, b = when(first), when(last)
     return round(b - a, 3) if a is not None and b is not None and b >= a else None
-__all__ = ["Builder", "add", "arguments_of", "as_cost", "as_count", "as_int", "seconds_between",
-           "text_of"]
+__all__ = ["Builder", "add", "arguments_of", "as_cost", "as_count", "as_int", "obj",
+           "seconds_between", "text_of"]

@@ -17,7 +17,7 @@ import shlex
 from typing import Any
 
 from judgekit.ingest.transcripts.build import (
-    Builder, add, arguments_of, as_count, as_int, seconds_between, text_of)
+    obj, Builder, add, arguments_of, as_count, as_int, seconds_between, text_of)
 from judgekit.ingest.transcripts.model import ExitStatus, Transcript
 from judgekit.ingest.transcripts.source import Source
 
@@ -61,7 +61,7 @@ def _output(raw: Any) -> tuple[str, int | None]:
     else:
         value = text_of(raw)
     if isinstance(value, dict) and "output" in value:
-        meta = value.get("metadata") if isinstance(value.get("metadata"), dict) else {}
+        meta = obj(value.get("metadata"))
         return str(value["output"]), as_int(meta.get("exit_code"))
     text = value if isinstance(value, str) else raw if isinstance(raw, str) else str(value)
     code = _EXIT.search(text)
@@ -180,7 +180,7 @@ class CodexReader:
                 elif itype == "error":
                     status = "error"
             elif kind == "turn.completed":
-                usage = event.get("usage") if isinstance(event.get("usage"), dict) else {}
+                usage = obj(event.get("usage"))
                 for key in ("input_tokens", "cached_input_tokens", "output_tokens"):
                     totals[key] = add(totals.get(key), as_count(usage.get(key)))
                 status = "completed" if status is None else status

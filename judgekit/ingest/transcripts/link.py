@@ -116,9 +116,9 @@ def attach(results: Iterable[RunResult], directories: Sequence[Path | str]) -> L
             found.setdefault(task, t)
     why = {task_of_name(Path(path).name): reason for path, reason in report.unreadable}
     for result in todo:
-        t = found.get(result.task_id)
-        if t is not None:
-            result.session = t
+        session = found.get(result.task_id)
+        if session is not None:
+            result.session = session
             report.matched += 1
         elif result.task_id in why:
             result.metadata["transcript_unreadable"] = why[result.task_id]

@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from judgekit.ingest.transcripts.build import (
-    Builder, add, as_cost, as_count, as_int, seconds_between, text_of)
+    obj, Builder, add, as_cost, as_count, as_int, seconds_between, text_of)
 from judgekit.ingest.transcripts.model import ExitStatus, Transcript
 from judgekit.ingest.transcripts.source import Source
 
@@ -75,7 +75,7 @@ class MiniSweAgentReader:
             if not isinstance(m, dict) or not isinstance(m.get("role"), str):
                 raise source.fail(f"messages[{i}]", "not a message")
             role, text = m["role"], text_of(m.get("content"))
-            extra = m.get("extra") if isinstance(m.get("extra"), dict) else {}
+            extra = obj(m.get("extra"))
             if extra.get("timestamp") is not None:
                 stamps.append(extra["timestamp"])
             if role == "exit":
@@ -110,10 +110,10 @@ class MiniSweAgentReader:
                 b.say("tool", text)
                 continue
             b.say("user" if role == "user" else "system", text)
-        stats = info.get("model_stats") if isinstance(info.get("model_stats"), dict) else {}
-        config = info.get("config") if isinstance(info.get("config"), dict) else {}
-        model_cfg = config.get("model") if isinstance(config.get("model"), dict) else {}
-        agent_cfg = config.get("agent") if isinstance(config.get("agent"), dict) else {}
+        stats = obj(info.get("model_stats"))
+        config = obj(info.get("config"))
+        model_cfg = obj(config.get("model"))
+        agent_cfg = obj(config.get("agent"))
         status, limit = _STATUS.get(exit_name or "", (None, None))
         if exit_name and status is None:
             status = "error"

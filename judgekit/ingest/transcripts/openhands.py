@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from judgekit.ingest.transcripts.build import (
-    Builder, as_cost, as_count, as_int, seconds_between, text_of)
-from judgekit.ingest.transcripts.model import ExitStatus, Transcript
+    obj, Builder, as_cost, as_count, as_int, seconds_between, text_of)
+from judgekit.ingest.transcripts.model import ExitStatus, Role, Transcript
 from judgekit.ingest.transcripts.source import Source
 
 _NOT_TOOLS = {"message", "system", "finish", "think", "recall", "change_agent_state",
@@ -58,11 +58,11 @@ class OpenHandsReader:
                 raise source.fail(f"line {n + 1}.history[{i}]", "not an event object")
             if event.get("timestamp") is not None:
                 stamps.append(event["timestamp"])
-            args = event.get("args") if isinstance(event.get("args"), dict) else {}
+            args = obj(event.get("args"))
             action = event.get("action")
             if isinstance(action, str):
                 if action == "message":
-                    role = "assistant" if event.get("source") == "agent" else "user"
+                    role: Role = "assistant" if event.get("source") == "agent" else "user"
                     b.say(role, str(args.get("content") or event.get("message") or ""))
                 elif action == "system":
                     b.say("system", str(args.get("content") or ""))
@@ -86,19 +86,18 @@ class OpenHandsReader:
                 continue
             observation = event.get("observation")
             if isinstance(observation, str):
-                extras = event.get("extras") if isinstance(event.get("extras"), dict) else {}
+                extras = obj(event.get("extras"))
                 if observation == "agent_state_changed":
                     state = extras.get("agent_state")
                     continue
-                index = by_event.get(event.get("cause"))
-                if index is not None:
-                    meta = extras.get("metadata") if isinstance(extras.get("metadata"),
-                                                                dict) else {}
-                    code = as_int(meta.get("exit_code"))
-                    b.result_at(index, text_of(event.get("content")),
-                                None if code == -1 else code)
+                cause = by_event.get(event.get("cause"))
+                if cause is not None:
+                    meta = obj(extras.get("metadata"))
+                    exit_code = as_int(meta.get("exit_code"))
+                    b.result_at(cause, text_of(event.get("content")),
+                                None if exit_code == -1 else exit_code)
                     if observation == "error":
-                        b.calls[index] = b.calls[index].model_copy(update={"error": True})
+                        b.calls[cause] = b.calls[cause].model_copy(update={"error": True})
                 b.say("tool", text_of(event.get("content")))
         error = row.get("error")
         limit = None
@@ -111,13 +110,13 @@ class OpenHandsReader:
             status = "interrupted"
         elif state == "finished":
             status = "completed"
-        metrics = row.get("metrics") if isinstance(row.get("metrics"), dict) else {}
+        metrics = obj(row.get("metrics"))
         usage = metrics.get("accumulated_token_usage")
         usage = usage if isinstance(usage, dict) else {}
-        test_result = row.get("test_result") if isinstance(row.get("test_result"), dict) else {}
+        test_result = obj(row.get("test_result"))
         patch = test_result.get("git_patch")
-        meta = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
-        llm = meta.get("llm_config") if isinstance(meta.get("llm_config"), dict) else {}
+        meta = obj(row.get("metadata"))
+        llm = obj(meta.get("llm_config"))
         prompt, cache_read = as_count(usage.get("prompt_tokens")), as_count(
             usage.get("cache_read_tokens"))
         return b.finish(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from judgekit.ingest.transcripts.build import Builder, as_cost, as_count, text_of
+from judgekit.ingest.transcripts.build import obj, Builder, as_cost, as_count, text_of
 from judgekit.ingest.transcripts.model import ExitStatus, Role, Transcript
 from judgekit.ingest.transcripts.source import Source
 
@@ -83,7 +83,7 @@ class SweAgentReader:
             b.say(role, text, calls)
         for index in queue:  # steps after the history was last written
             b.say("assistant", said[index], [index])
-        stats = info.get("model_stats") if isinstance(info.get("model_stats"), dict) else {}
+        stats = obj(info.get("model_stats"))
         status, limit = status_of(info.get("exit_status") if isinstance(
             info.get("exit_status"), str) else None)
         submission = info.get("submission")
