@@ -1,19 +1,30 @@
 """File helpers: atomic writes (a reader never sees a half-written file, a crash never loses
-the old one) and JSON-lines parsing with errors that name the line."""
+the old one), and reading the files a user gives (JSON, JSON lines, CSV, text) with errors
+that name the file and the line: one :class:`~judgekit.errors.InputError` each, whatever
+the bytes (too deep, not UTF-8, cut short, a CSV field over the limit). A leading byte order
+mark, as spreadsheets and some editors write, is skipped.
+"""
 
 from __future__ import annotations
 
-import json
+import csv
 import os
 import stat
 import tempfile
 from collections.abc import Iterator
+from io import StringIO
 from pathlib import Path
 from typing import IO, Any
+
+from judgekit.errors import InputError
+from judgekit.jsonread import loads
 
 MAX_FILE_BYTES = 512 * 1024 * 1024
 """Largest JSON document judgekit reads whole (JSON-lines files are read a line at a time,
 and judgekit run documents a result at a time)."""
+
+_BOM = b"\xef\xbb\xbf"
+"""The byte order mark some editors and spreadsheets write first in a UTF-8 file."""
 
 
 def _umask() -> int:
@@ -45,23 +56,17 @@ def atomic_write_text(path: str | Path, text: str) -> None:
 def json_lines(text: str, where: str | Path) -> Iterator[tuple[int, Any]]:
     """``(line number, value)`` for each non-blank line of JSON-lines ``text``.
 
-    A malformed line raises :class:`~judgekit.errors.InputError` naming ``where`` and the line.
+    A malformed line (or one nested too deep, ...) raises :class:`InputError` naming
+    ``where`` and the line (:func:`judgekit.jsonread.loads`).
     """
-    from judgekit.errors import InputError
-
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(where, f"line {number}", f"malformed JSON: {exc.msg}") from None
+        yield number, loads(line, where, f"line {number}: ")
 
 
 def cannot_read(path: str | Path, exc: OSError) -> Exception:
     """The InputError for a file the system refused to read."""
-    from judgekit.errors import InputError
-
     return InputError(path, None, f"cannot read: {exc.__class__.__name__}: "
                                   f"{exc.strerror or exc}")
 
@@ -72,8 +77,6 @@ def open_regular(path: str | Path) -> IO[bytes]:
     ``stat`` decides before anything is opened; the file is then opened non-blocking (a FIFO
     swapped in after the check cannot hang the caller) and checked again on the descriptor.
     """
-    from judgekit.errors import InputError
-
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             raise InputError(path, None, "not a regular file (FIFO, device, socket or "
@@ -92,11 +95,15 @@ def open_regular(path: str | Path) -> IO[bytes]:
         raise
 
 
-def read_regular(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes; an InputError otherwise."""
-    from judgekit.errors import InputError
-
+def read_regular(path: str | Path, limit: int | None = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes (``None``: any size); an
+    InputError otherwise."""
     with open_regular(path) as fh:
+        if limit is None:
+            try:
+                return fh.read()
+            except OSError as exc:
+                raise cannot_read(path, exc) from None
         size = os.fstat(fh.fileno()).st_size
         if size > limit:
             raise InputError(path, None, f"file is {size} bytes, over the limit of {limit}: "
@@ -108,3 +115,55 @@ def read_regular(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
     if len(data) > limit:
         raise InputError(path, None, f"file grew over the limit of {limit} bytes: refused")
     return data
+
+
+def read_text(path: str | Path, limit: int | None = MAX_FILE_BYTES) -> str:
+    """The text of a regular UTF-8 file of at most ``limit`` bytes (a leading byte order
+    mark skipped); an :class:`InputError` otherwise."""
+    data = read_regular(path, limit)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, None, f"not valid UTF-8 (byte {exc.start}): {exc.reason}"
+                         ) from None
+
+
+def read_json(path: str | Path, limit: int | None = MAX_FILE_BYTES) -> Any:
+    """The value of a JSON file (:func:`judgekit.jsonread.loads`: strict, depth-guarded);
+    an :class:`InputError` names the file and what is wrong."""
+    return loads(read_regular(path, limit), path)
+
+
+def read_json_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` of each non-blank line of a JSON-lines file of any size,
+    read a line at a time; a line that is not UTF-8, not JSON or nested too deep is an
+    :class:`InputError` naming the line."""
+    with open_regular(path) as fh:
+        for number, raw in enumerate(fh, 1):
+            if number == 1 and raw.startswith(_BOM):
+                raw = raw[len(_BOM):]
+            if raw.strip():
+                yield number, loads(raw, path, f"line {number}: ")
+
+
+def read_csv(path: str | Path, limit: int = MAX_FILE_BYTES
+             ) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
+    """The header of a CSV file (each name stripped) and its rows, each with the line it
+    starts on; a field over :func:`csv.field_size_limit` or any other fault the CSV reader
+    finds is an :class:`InputError` naming the line."""
+    reader = csv.DictReader(StringIO(read_text(path, limit), newline=""))
+    rows: list[tuple[int, dict[str, Any]]] = []
+    start = 1
+    try:
+        header = [name.strip() for name in reader.fieldnames or []]
+        reader.fieldnames = header
+        start = reader.line_num + 1
+        for row in reader:
+            rows.append((start, row))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        limit_text = f"field larger than field limit ({csv.field_size_limit()})"
+        reason = (f"a field is longer than {csv.field_size_limit()} characters: refused"
+                  if str(exc) == limit_text else f"not valid CSV ({exc})")
+        raise InputError(path, f"line {start}", reason) from None
+    return header, rows

@@ -17,17 +17,17 @@ Example:
 
 from __future__ import annotations
 
-import csv
-import json
 import math
 from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from judgekit import stats
 from judgekit.audit.aggregate import AuditRecord, aggregate_tasks
 from judgekit.errors import InputError
+from judgekit.ingest.validation import validate
+from judgekit.io import read_csv, read_json_lines
 
 _LABELS = {"0": 0, "1": 1, "false": 0, "true": 1, "no": 0, "yes": 1}
 
@@ -81,16 +81,7 @@ def load_verdicts(path: str | Path) -> list[AuditRecord]:
         p = p / "audit.jsonl"
     if not p.is_file():
         raise InputError(p, None, "no audit.jsonl found")
-    records = []
-    for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            records.append(AuditRecord.model_validate(json.loads(line)))
-        except (ValueError, ValidationError) as exc:
-            reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
-            raise InputError(p, f"line {n}", reason) from None
-    return records
+    return [validate(AuditRecord, obj, p, f"line {n}: ") for n, obj in read_json_lines(p)]
 
 
 def task_scores(records: list[AuditRecord]) -> dict[str, int]:
@@ -122,31 +113,28 @@ def read_labels(path: str | Path, column: str | None = None) -> LabelSet:
     p = Path(path)
     if not p.is_file():
         raise InputError(p, None, "labels file not found")
-    with p.open(newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        fields = [f.strip() for f in reader.fieldnames or []]
-        reader.fieldnames = fields
-        if "task_id" not in fields:
-            raise InputError(p, "header", "missing column(s) task_id")
+    fields, csv_rows = read_csv(p)
+    if "task_id" not in fields:
+        raise InputError(p, "header", "missing column(s) task_id")
+    if column is None:
+        column = next((c for c in LABEL_COLUMNS if c in fields), None)
         if column is None:
-            column = next((c for c in LABEL_COLUMNS if c in fields), None)
-            if column is None:
-                raise InputError(p, "header", f"missing column(s) label (or one of "
-                                              f"{', '.join(LABEL_COLUMNS[1:])})")
-        elif column not in fields:
-            raise InputError(p, "header", f"missing column(s) {column}")
-        votes: dict[str, list[int]] = {}
-        rows = blank = 0
-        for n, row in enumerate(reader, 2):
-            rows += 1
-            task = (row.get("task_id") or "").strip()
-            if not task:
-                raise InputError(p, f"line {n}: task_id", "empty")
-            value = _label_value(row.get(column) or "", p, f"line {n}: {column}")
-            if value is None:
-                blank += 1
-                continue
-            votes.setdefault(task, []).append(value)
+            raise InputError(p, "header", f"missing column(s) label (or one of "
+                                          f"{', '.join(LABEL_COLUMNS[1:])})")
+    elif column not in fields:
+        raise InputError(p, "header", f"missing column(s) {column}")
+    votes: dict[str, list[int]] = {}
+    rows = blank = 0
+    for n, row in csv_rows:
+        rows += 1
+        task = (row.get("task_id") or "").strip()
+        if not task:
+            raise InputError(p, f"line {n}: task_id", "empty")
+        value = _label_value(row.get(column) or "", p, f"line {n}: {column}")
+        if value is None:
+            blank += 1
+            continue
+        votes.setdefault(task, []).append(value)
     labels: dict[str, int] = {}
     ties: list[str] = []
     for task, values in votes.items():

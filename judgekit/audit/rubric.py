@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from judgekit.audit.rubric_sources import SuppliedRubric, plugin_sources, rubric_dir
 from judgekit.errors import InputError
+from judgekit.io import read_text
 from judgekit.plugins import OWN_DISTRIBUTION
 
 #: ``deficiency_type`` value meaning "no defect".
@@ -128,6 +129,8 @@ def parse_rubric(text: str, path: str | Path = "<rubric>") -> Rubric:
     head, body = parts[0][3:], parts[1].split("\n", 1)[1] if "\n" in parts[1] else ""
     try:
         meta = yaml.safe_load(head)
+    except RecursionError:
+        raise InputError(path, "front matter", "invalid YAML: nested too deeply") from None
     except yaml.YAMLError as exc:
         raise InputError(path, "front matter", f"invalid YAML: {exc}") from None
     if not isinstance(meta, dict):
@@ -238,4 +241,4 @@ def load_rubric(name_or_path: str | Path) -> Rubric:
             return _from_plugins(text)
     if not path.is_file():
         raise InputError(path, None, "rubric file not found")
-    return parse_rubric(path.read_text(encoding="utf-8"), path)
+    return parse_rubric(read_text(path), path)

@@ -32,6 +32,7 @@ COMMANDS: tuple[str, ...] = (
     "audit",
     "rubrics",
     "calibrate",
+    "review",
     "compare",
     "index",
     "transcript",

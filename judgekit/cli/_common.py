@@ -80,6 +80,9 @@ def inspect_options(args: argparse.Namespace) -> InspectOptions | None:
 def out_dir(text: str) -> Path:
     """``--out DIR``: a directory (new or existing), never an existing file."""
     path = Path(text)
+    if path.is_symlink() and not path.exists():
+        raise argparse.ArgumentTypeError(f"{text} is a symbolic link to nothing; --out takes "
+                                         "a directory")
     if path.exists() and not path.is_dir():
         raise argparse.ArgumentTypeError(f"{text} is a file; --out takes a directory")
     for parent in path.absolute().parents:
@@ -140,7 +143,9 @@ def print_json(data: Any) -> None:
 
 def say(message: str) -> None:
     """One line of progress or status on stderr; ``{option:NAME}`` in it is shown as the
-    flag (:mod:`judgekit.cli._flags`)."""
+    flag (:mod:`judgekit.cli._flags`). Task ids, arm names and other values from data
+    reach the terminal without control sequences."""
     from judgekit.cli._flags import flags
+    from judgekit.report.format import printable
 
-    print(flags(message), file=sys.stderr)
+    print(printable(flags(message)), file=sys.stderr)

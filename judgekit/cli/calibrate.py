@@ -36,11 +36,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("verdicts", type=Path, metavar="VERDICTS",
                    help="an output directory (--out DIR), or its audit.jsonl or "
                         "pairwise.jsonl")
-    p.add_argument("--labels", type=Path, required=True, metavar="FILE",
+    p.add_argument("--labels", type=Path, default=None, metavar="FILE",
                    help="audit labels: CSV with columns task_id,label (1: defect of the task; "
                         "0/1, 0.00/1.00, true/false or yes/no), one row per task or per run; "
                         "or pairwise gold labels: CSV or JSONL with task_id,arm_a,arm_b,"
-                        "dimension,label (A, B or draw)")
+                        "dimension,label (A, B or draw) (default: DIR/labels/pairwise.jsonl, "
+                        "the labels judgekit review keeps)")
     p.add_argument("--label-column", metavar="NAME", default=None,
                    help="the audit label column (default: the first of label, human_label, "
                         "grade, final_grade, score)")
@@ -63,17 +64,33 @@ def _keep(verdicts: Path, part: Calibration | PairwiseCalibration) -> None:
     out = _output_dir(verdicts)
     if out is None:
         return
-    from judgekit.report import render_reports
-    from judgekit.report.calibration import write_calibration
+    from judgekit.report import write_report_files
+    from judgekit.report.calibration import read_calibration, write_calibration
+    from judgekit.report.load import load_report_dir
 
+    inputs = load_report_dir(out)  # every file the reports read, read before any is written
     path = write_calibration(out, part)
-    reports = render_reports(out)
+    inputs.calibration = read_calibration(out)
+    reports = write_report_files(inputs, out)
     say(f"wrote {path}; reports rebuilt: {reports[0]}")
+
+
+def _default_labels(verdicts: Path) -> Path:
+    """The labels ``judgekit review`` kept in the output directory VERDICTS."""
+    from judgekit.errors import ConfigError
+
+    path = verdicts / "labels" / "pairwise.jsonl"
+    if verdicts.is_dir() and path.is_file():
+        return path
+    raise ConfigError(f"give {{option:labels}} FILE ({path} does not exist; "
+                      "`judgekit review` writes it)")
 
 
 def run(args: argparse.Namespace) -> int:
     from judgekit.pairwise.gold import is_pairwise_labels
 
+    if args.labels is None:
+        args.labels = _default_labels(args.verdicts)
     if args.labels.is_file() and is_pairwise_labels(args.labels):
         return _run_pairwise(args)
     return _run_audit(args)

@@ -108,6 +108,9 @@ class JudgeRun(BaseModel):
                                              "at their own prices.")
     cost_without_cache_usd: float = Field(0.0, description="What the same tokens would "
                                           "have cost without the prompt cache.")
+    fields_truncated: int = Field(
+        0, description="Text fields of verdicts cut to their head (over the engine's "
+                       "MAX_FIELD_CHARS characters) before they were stored.")
     retries: RetryReport = Field(default_factory=RetryReport)
     skipped: dict[str, int] = Field(default_factory=dict,
                                     description="Items not sent, by reason "

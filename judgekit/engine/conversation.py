@@ -21,7 +21,7 @@ from judgekit.engine.providers import Completion
 from judgekit.engine.redact import redact, redact_data
 from judgekit.engine.retry import ProviderRefused
 from judgekit.engine.server import ModeRefused
-from judgekit.engine.structured import schema_problems
+from judgekit.engine.structured import cap_fields, schema_problems
 from judgekit.engine.types import Failed, ItemOutcome, JudgeRequest, NotSent, Skip
 
 Messages = list[dict[str, Any]]
@@ -156,6 +156,7 @@ class Conversation:
                st: ItemState) -> ItemOutcome:
         verdict = redact_data(comp.verdict or {})  # a server may echo the key it received
         soft = [redact(s) for s in soft]
+        self.ctx.server.run.fields_truncated += cap_fields(verdict)
         cache = self.session.cache
         if cache is not None:
             cache.put(h, CachedVerdict(verdict=verdict, tries=st.tries,

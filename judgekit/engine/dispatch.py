@@ -90,6 +90,7 @@ class Dispatcher:
         reqs: list[JudgeRequest] = []
         tasks: list[asyncio.Task[ItemOutcome]] = []
         keys: set[str] = set()
+        served: set[str] = set()
         turn = 0.0
         async with self.session(cache) as session:
             items = ItemRunner(self.ctx, self.planner, session)
@@ -101,7 +102,7 @@ class Dispatcher:
                     reqs.append(req)
                     outcomes.append(None)
                     h = self.planner.hash(req)
-                    if self.planner.place(i, req, h, cache, outcomes, todo):
+                    if self.planner.place(i, req, h, cache, outcomes, todo, served):
                         task = asyncio.create_task(items.run(req, h, None))
                         if on_outcome is not None:
                             task.add_done_callback(notice.of(i))

@@ -76,19 +76,27 @@ class Planner:
         """The outcomes the cache gives, and the items left to ask."""
         outcomes: list[ItemOutcome | None] = [None] * len(reqs)
         todo: Todo = {}
+        served: set[str] = set()
         for i, (req, h) in enumerate(zip(reqs, hashes)):
-            self.place(i, req, h, cache, outcomes, todo)
+            self.place(i, req, h, cache, outcomes, todo, served)
         return outcomes, todo
 
     def place(self, i: int, req: JudgeRequest, h: str, cache: VerdictCache | None,
-              outcomes: list[ItemOutcome | None], todo: Todo) -> bool:
+              outcomes: list[ItemOutcome | None], todo: Todo,
+              served: set[str] | None = None) -> bool:
         """Request ``i`` is a copy of an item already planned, a cache hit (its outcome is
-        filled in) or a new item to ask (True)."""
+        filled in) or a new item to ask (True). ``served``: the hashes the cache answered
+        so far in this run; a second request of one of them is a copy (no tries), as it
+        is when the run asks, so a cached run counts the tries the fresh run did."""
         if h in todo:
             todo[h].append(i)
             return False
         hit = self.from_cache(req, cache.get(h)) if cache is not None else None
         if hit is not None:
+            if served is not None and h in served:
+                hit = hit.model_copy(update={"tries": 0, "retries": 0})
+            elif served is not None:
+                served.add(h)
             outcomes[i] = hit
             return False
         todo[h] = [i]

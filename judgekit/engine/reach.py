@@ -82,6 +82,8 @@ async def _ask(base: str, models_path: str, headers: dict[str, str]) -> Verdict:
             response = await client.get(join_url(base, models_path))
         except httpx.TimeoutException:
             return Verdict(slow=True)
+        except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
+            return Verdict(f"answers with a broken HTTP message ({redact(str(exc))[:120]})")
         except httpx.HTTPError as exc:
             return Verdict(_connect_problem(exc))
         status = response.status_code

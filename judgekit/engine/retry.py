@@ -18,17 +18,17 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import random
 import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, wait_random_exponential
 
 from judgekit.engine.limiter import AdaptiveLimiter
 from judgekit.engine.redact import redact
+from judgekit.engine.transport import AnswerTooLarge
 from judgekit.errors import ProviderError
 
 T = TypeVar("T")
@@ -55,7 +55,21 @@ def status_of(exc: BaseException) -> int | None:
     return None
 
 
+def too_large(exc: BaseException) -> AnswerTooLarge | None:
+    """The bound on answers that ``exc`` (or what caused it) says was passed, if any."""
+    seen: BaseException | None = exc
+    for _ in range(5):
+        if seen is None:
+            return None
+        if isinstance(seen, AnswerTooLarge):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 def is_transient(exc: BaseException) -> bool:
+    if too_large(exc) is not None:  # asked again, the same server answers the same
+        return False
     if isinstance(exc, (*_sdk_errors("APIConnectionError"), asyncio.TimeoutError, BadAnswer)):
         return True
     if isinstance(exc, _sdk_errors("APIResponseValidationError")):
@@ -96,6 +110,8 @@ def retry_after(exc: BaseException) -> float | None:
 
 def describe(exc: BaseException) -> str:
     """A short, redacted reason for a provider failure."""
+    if (large := too_large(exc)) is not None:
+        return str(large)
     status = status_of(exc)
     if status is not None:
         body = getattr(exc, "body", None)
@@ -173,7 +189,7 @@ class RetryPolicy:
 
     Example:
         >>> policy = RetryPolicy(attempts=3, base=1.0, cap=30.0)
-        >>> policy.backoff(1) <= 1.0 and policy.backoff(30) <= 30.0
+        >>> 0.5 <= policy.backoff(1) <= 1.0 and policy.backoff(30) <= 30.0
         True
     """
 
@@ -187,9 +203,14 @@ class RetryPolicy:
     stats: RetryStats = field(default_factory=RetryStats, compare=False)
 
     def backoff(self, attempt: int) -> float:
-        """Exponential backoff with jitter before attempt ``attempt + 1``."""
-        ceiling = min(self.cap, self.base * (2 ** min(max(0, attempt - 1), 60)))
-        return ceiling * (0.5 + random.random() / 2)
+        """Exponential backoff with full jitter before attempt ``attempt + 1``: tenacity's
+        ``wait_random_exponential``, between half the base and ``base * 2**(n-1)`` (at
+        most ``cap``)."""
+        state = RetryCallState(None, None, (), {})  # type: ignore[arg-type]
+        state.attempt_number = attempt
+        wait = wait_random_exponential(multiplier=self.base, max=self.cap,
+                                       min=min(self.base / 2, self.cap))
+        return float(wait(state))
 
     def wait_for(self, exc: BaseException | None, attempt: int) -> float:
         """Seconds to wait after failure ``attempt``: the provider's ``retry-after`` up to
@@ -277,7 +298,8 @@ async def _attempt(fn: Callable[[], Awaitable[T]], limiter: AdaptiveLimiter) -> 
 
 def _raise_provider_error(exc: BaseException, attempts: int) -> None:
     """Turn an SDK error into :class:`ProviderRefused` (other exceptions pass through)."""
-    if isinstance(exc, (*_sdk_errors("APIError"), asyncio.TimeoutError, BadAnswer)):
+    if isinstance(exc, (*_sdk_errors("APIError"), asyncio.TimeoutError, BadAnswer,
+                        AnswerTooLarge)):
         tries = f" after {attempts} attempts" if is_transient(exc) and attempts > 1 else ""
         refused = ProviderRefused(describe(exc) + tries, status_of(exc))
         refused.transient = is_transient(exc)

@@ -28,6 +28,7 @@ from judgekit.engine.accounting import (
 )
 from judgekit.engine.config import EngineConfig
 from judgekit.engine.fitting import Window
+from judgekit.engine.health import Health
 from judgekit.engine.modes import (
     SET_BY_CALLER,
     ModeLadder,
@@ -45,6 +46,7 @@ from judgekit.engine.retry import (
     is_rate_limit,
     is_timeout,
     status_of,
+    too_large,
 )
 from judgekit.engine.serving import PROBE_DEADLINE_S, count_tokens, known_window, probe
 from judgekit.engine.urls import redact_url
@@ -72,48 +74,6 @@ def _message(exc: BaseException) -> str:
     if body is not None:
         parts.append(str(body))
     return " ".join(parts)
-
-
-#: seconds without an answer, while calls wait, before the run says the server is silent
-#: (or three times the slowest answer so far, if that is longer).
-SILENCE_S = 10.0
-
-
-class Health:
-    """Whether the server is still answering: calls waiting (retries included), when it
-    last answered, its slowest answer, and the last failure seen since."""
-
-    def __init__(self) -> None:
-        self.waiting = 0
-        self.last_answer = time.monotonic()
-        self.slowest = 0.0
-        self.last_failure: str | None = None
-        self.silent = False
-
-    def answered(self, took: float) -> None:
-        self.last_answer = time.monotonic()
-        self.slowest = max(self.slowest, took)
-        self.last_failure = None
-
-    def failed(self, cause: str, *, alive: bool) -> None:
-        """A call failed; ``alive`` when the server answered it (an HTTP error)."""
-        self.last_failure = cause
-        if alive:
-            self.last_answer = time.monotonic()
-
-    def check(self, url: str) -> str | None:
-        """A line to show when the server fell silent or came back, else ``None``."""
-        quiet = time.monotonic() - self.last_answer
-        limit = max(SILENCE_S, 3 * self.slowest)
-        if not self.silent and self.waiting and quiet >= limit:
-            self.silent = True
-            why = f"; last failure: {self.last_failure}" if self.last_failure else ""
-            return (f"the server at {url} has not answered for {quiet:.0f} s "
-                    f"({self.waiting} calls waiting{why})")
-        if self.silent and quiet < limit:
-            self.silent = False
-            return f"the server at {url} answers again"
-        return None
 
 
 class ServerState:
@@ -302,7 +262,7 @@ class ServerState:
         if status is not None and mode != "tool" and is_mode_rejection(status, message):
             self.run.count_failure("rejected_mode")
             return ModeRefused(mode, describe(exc))
-        self.health.failed(describe(exc), alive=status is not None)
+        self.health.failed(describe(exc), alive=status is not None or too_large(exc) is not None)
         if is_timeout(exc):
             self.run.count_failure("timeout")
         elif is_rate_limit(exc):
@@ -311,7 +271,7 @@ class ServerState:
             self.run.count_failure("server_error")
         elif status is not None:
             self.run.count_failure("refused")
-        elif type(exc).__name__ == "BadAnswer":
+        elif type(exc).__name__ == "BadAnswer" or too_large(exc) is not None:
             self.run.count_failure("bad_answer")
         elif not isinstance(exc, asyncio.CancelledError):
             self.run.count_failure("connection")

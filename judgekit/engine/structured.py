@@ -26,6 +26,36 @@ _by_id: dict[int, tuple[dict[str, Any], tuple[Draft202012Validator, Check | None
 _decoder = json.JSONDecoder()
 #: ``{`` positions tried in prose: keeps the search linear in the answer's length.
 MAX_OBJECT_STARTS = 64
+MAX_FIELD_CHARS = 32_000
+"""Longest text of a verdict's field kept whole (a reasoning, a quoted passage); a longer
+one keeps its head, marked, and is counted in ``summary["judge"]["fields_truncated"]``."""
+
+
+def cap_fields(verdict: Any, limit: int | None = None) -> int:
+    """Cut in place every string of ``verdict`` (its fields, nested objects and lists)
+    longer than ``limit`` characters (default :data:`MAX_FIELD_CHARS`) to its head and a
+    note of what was cut; the number of strings cut.
+
+    Example:
+        >>> v = {"a": {"reasoning": "x" * 50}, "evidence": ["y" * 5]}
+        >>> cap_fields(v, 10), v["a"]["reasoning"]
+        (1, 'xxxxxxxxxx [... 40 characters cut by judgekit]')
+    """
+    limit = MAX_FIELD_CHARS if limit is None else limit
+    cut = 0
+    stack = [verdict]
+    while stack:
+        item = stack.pop()
+        keys = (list(item) if isinstance(item, dict) else
+                range(len(item)) if isinstance(item, list) else ())
+        for key in keys:
+            value = item[key]
+            if isinstance(value, str) and len(value) > limit:
+                item[key] = f"{value[:limit]} [... {len(value) - limit} characters cut by judgekit]"
+                cut += 1
+            elif isinstance(value, (dict, list)):
+                stack.append(value)
+    return cut
 
 
 def extract_json(text: str) -> dict[str, Any] | None:

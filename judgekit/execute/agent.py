@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from judgekit.errors import ConfigError, InputError, render_options
-from judgekit.execute.process import ProcessOutcome
+from judgekit.execute.process import Capture, ProcessOutcome
 from judgekit.execute.sandbox import Sandbox
-from judgekit.ingest.transcripts import Transcript, parse_text
+from judgekit.ingest.models import Cut
+from judgekit.ingest.transcripts import Transcript, read_transcripts
 from judgekit.secretscan import SecretScrubber
 
 if TYPE_CHECKING:
@@ -87,6 +88,8 @@ class AgentRun:
     hint: str | None = None
     """Why the agent may not have started: its program is on this machine but not visible
     inside the sandbox (and how to show it), or its user may not run it; else ``None``."""
+    transcript_cut: Cut | None = None
+    """Set when the transcript was longer than the output cap: its whole size and hash."""
     session: Transcript | None = None
     """The transcript read as the agent's session file, when judgekit knows its format."""
     transcript_problem: str | None = None
@@ -122,31 +125,36 @@ def run_agent(
     full["JUDGEKIT_TRANSCRIPT"] = str(transcript_file)
     outcome = settings.shell(rendered, ws, log_name="agent", timeout=settings.agent_timeout_s,
                              network=settings.agent_network, env=full, agent=True)
-    transcript = session = None
-    problem = None
+    transcript, cut = None, None
+    session = problem = None
     if transcript_file.is_file() and not transcript_file.is_symlink():
-        transcript, session, problem = read_session(
-            transcript_file.read_text(encoding="utf-8", errors="replace"))
+        capture = Capture()  # read in blocks: kept to its head and tail whatever its size
+        with open(transcript_file, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                capture.feed(block)
+        transcript, cut = capture.text(), capture.cut()
+        transcript, session, problem = read_session(transcript_file, transcript)
     hint = None
     if outcome.exit_code in (126, 127) and settings.sandbox.name != "none":
         hint = unseen_program(rendered, outcome.stderr, full.get("PATH", ""))
     return AgentRun(command=rendered, outcome=outcome, transcript=transcript, hint=hint,
-                    session=session, transcript_problem=problem)
+                    transcript_cut=cut, session=session, transcript_problem=problem)
 
 
-def read_session(text: str) -> tuple[str, Transcript | None, str | None]:
-    """The agent's transcript text, its session as a typed transcript when judgekit knows
-    the format, and why a file of a known format could not be read (the run goes on; the
-    text is kept). A known format's text has its secret-looking values redacted here (its
-    keys are known by their fields); any text still has the run's named secrets redacted
-    when the result is stored (:mod:`judgekit.execute.secrets`)."""
+def read_session(path: Path, text: str) -> tuple[str, Transcript | None, str | None]:
+    """The agent's transcript ``text`` (as kept), the whole file ``path`` read as its session
+    when judgekit knows the format, and why a file of a known format could not be read (the
+    run goes on; the text is kept). A known format's text has its secret-looking values
+    redacted here (its keys are known by their fields); any text still has the run's named
+    secrets redacted when the result is stored (:mod:`judgekit.execute.secrets`)."""
     try:
-        found = parse_text("transcript", text)
+        found = read_transcripts(path)
     except InputError as exc:
         return SecretScrubber().text(text), None, exc.reason
     if found.unrecognised:
         return text, None, None
-    return found.text, found.transcripts[0].model_copy(update={"source": None}), None
+    return (SecretScrubber().text(text),
+            found.transcripts[0].model_copy(update={"source": None}), None)
 
 
 _UNSEEN = ("No such file or directory", "not found", "bad interpreter")

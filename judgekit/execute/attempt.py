@@ -15,6 +15,7 @@ redacted from the result (:mod:`judgekit.execute.secrets`).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -37,7 +38,7 @@ from judgekit.execute.sandbox import Limits, NoSandbox, Sandbox, SandboxSpec
 from judgekit.execute.secrets import Redactor, redact_files, redactor_for
 from judgekit.ingest.suites import SuiteTask
 from judgekit.execute.workspace import FixCommit, Workspace
-from judgekit.ingest.models import RunResult, TestResult
+from judgekit.ingest.models import Cut, RunResult, TestResult
 
 DEFAULT_COMMAND_TIMEOUT_S = 3600.0
 """Limit for a task's setup and test commands when the task sets no ``timeout_s``."""
@@ -107,6 +108,38 @@ def _tail(text: str) -> str:
     return text if len(text) <= _TAIL else text[-_TAIL:]
 
 
+def _note_cut(result: RunResult, name: str, cut: Cut) -> None:
+    result.truncated = {**(result.truncated or {}), name: cut}
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _kept_tail(result: RunResult, name: str, text: str, cut: Cut | None) -> str:
+    """The end of a stream's ``text`` stored in the result's field ``name``; a cut (by the
+    capture, ``cut``, or here) is noted in the result's ``truncated``."""
+    tail = _tail(text)
+    if cut is None and tail is text:
+        return tail
+    whole = cut or Cut(bytes=len(_utf8(text)), kept=0,
+                       sha256=hashlib.sha256(_utf8(text)).hexdigest())
+    _note_cut(result, name, Cut(bytes=whole.bytes, kept=len(_utf8(tail)), sha256=whole.sha256))
+    return tail
+
+
+def output_cut(out: ProcessOutcome) -> Cut | None:
+    """How a command's combined output (:attr:`ProcessOutcome.output`) was cut, if it was:
+    the streams' whole size; the hash of the stream cut, when the other was empty."""
+    if out.stdout_cut is None and out.stderr_cut is None:
+        return None
+    whole = sum(c.bytes if c is not None else len(_utf8(t))
+                for c, t in ((out.stdout_cut, out.stdout), (out.stderr_cut, out.stderr)))
+    alone = (out.stdout_cut if not out.stderr else out.stderr_cut if not out.stdout else None)
+    return Cut(bytes=whole, kept=len(_utf8(out.output)),
+               sha256=alone.sha256 if alone is not None else None)
+
+
 def _gist(output: str) -> str:
     """The most telling line of a failed command's output: its first error, else its last."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
@@ -141,10 +174,11 @@ def prepare(task: SuiteTask, fix: FixCommit, settings: AttemptSettings) -> Works
 
 
 def run_tests(task: SuiteTask, ws: Workspace, fix: FixCommit, settings: AttemptSettings, *,
-              with_fix: bool = False) -> TestResult:
+              with_fix: bool = False, result: RunResult | None = None) -> TestResult:
     """Add the fix's test files (and its source changes if ``with_fix``), run the tests.
 
-    The test command runs in the sandbox without network.
+    The test command runs in the sandbox without network. A cut of its output is noted in
+    ``result`` (``test.output``), when given.
     """
     source_files, test_files = fix.split_files(task.test_files)
     paths = test_files + (source_files if with_fix else [])
@@ -153,6 +187,9 @@ def run_tests(task: SuiteTask, ws: Workspace, fix: FixCommit, settings: AttemptS
     out = settings.shell(task.test_command, ws, log_name="test-fix" if with_fix else "test",
                          network=False, timeout=task.timeout_s or DEFAULT_COMMAND_TIMEOUT_S,
                          env=settings.environment(task.env, agent=False))
+    cut = output_cut(out)
+    if cut is not None and result is not None:
+        _note_cut(result, "test.output", cut)
     return TestResult(exit_code=out.exit_code, output=out.output, timed_out=out.timed_out)
 
 
@@ -217,15 +254,26 @@ def _agent_and_tests(task: SuiteTask, fix: FixCommit, ws: Workspace, arm: str,
     result.session = run.session
     if run.transcript_problem:
         result.metadata["transcript_unreadable"] = run.transcript_problem
+    if run.transcript_cut is not None:
+        _note_cut(result, "transcript", run.transcript_cut)
     result.metadata.update(agent_command=run.command, agent_exit_code=out.exit_code,
-                           agent_timed_out=out.timed_out, agent_stdout=_tail(out.stdout),
-                           agent_stderr=_tail(out.stderr))
+                           agent_timed_out=out.timed_out,
+                           agent_stdout=_kept_tail(result, "metadata.agent_stdout", out.stdout,
+                                                   out.stdout_cut),
+                           agent_stderr=_kept_tail(result, "metadata.agent_stderr", out.stderr,
+                                                   out.stderr_cut))
     if out.exit_code in (126, 127):
         result.harness_status = "agent_not_started"
         result.harness_error = f"agent command exited {out.exit_code}: " + _tail(out.stderr)[-300:]
         if run.hint:
             result.harness_error = f"{run.hint} ({result.harness_error.rstrip()})"
-    result.agent_diff, left_out = split_excluded(ws.diff(), settings.infra_paths)
+    diff, capture = ws.diff_capped()
+    result.agent_diff, left_out = split_excluded(diff, settings.infra_paths)
+    cut = capture.cut()
+    if cut is not None:  # the files come from git, not from the diff's head and tail
+        _note_cut(result, "agent_diff", cut)
+        result.agent_files = [p for p in ws.changed_paths()
+                              if not is_excluded(p, settings.infra_paths)]
     hidden = [p for p in ws.ignored() if is_excluded(p, settings.infra_paths)]
     result.files_excluded = sorted({*left_out, *hidden})  # listed, never dropped silently
-    result.test = run_tests(task, ws, fix, settings)
+    result.test = run_tests(task, ws, fix, settings, result=result)

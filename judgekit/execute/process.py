@@ -6,6 +6,11 @@ ends every process it started, ``setsid`` children included. Without a sandbox, 
 process carrying the command's marker in its environment is killed as well, which catches
 children that left the process group.
 
+Output is read as it comes, through pipes, into a bounded buffer per stream: the first
+fifth of :data:`MAX_OUTPUT_BYTES` and a ring of the last bytes, with the stream's whole size
+and SHA-256. An agent that prints gigabytes costs judgekit that much time, not memory nor
+disk; the outcome says which streams were cut (``stdout_cut``, ``stderr_cut``).
+
 Example:
     >>> import tempfile
     >>> out = run_shell("echo hi", cwd=tempfile.gettempdir(), timeout=10)
@@ -15,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import signal
@@ -26,12 +32,19 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from judgekit.execute.environment import clean_environment
 from judgekit.execute.sandbox import NoSandbox, Sandbox, SandboxSpec
+from judgekit.ingest.models import Cut
 
-MAX_OUTPUT_CHARS = 1_000_000
-"""Captured output beyond this is cut in the middle (head and tail are kept)."""
+MAX_OUTPUT_BYTES = 1_000_000
+"""Bytes of each output stream kept: its head and tail; the middle of a longer one is cut."""
+
+_CHUNK = 1 << 16
+PIPE_DRAIN_S = 5.0
+"""Seconds the output pipes are read after the command's tree has ended (a process that
+escaped it may hold them open)."""
 
 KILL_GRACE_S = 3.0
 """Seconds between SIGTERM and SIGKILL of a timed-out or cancelled command."""
@@ -56,6 +69,9 @@ class ProcessOutcome:
     duration_s: float
     stdout: str
     stderr: str
+    stdout_cut: Cut | None = None
+    """Set when stdout was longer than :data:`MAX_OUTPUT_BYTES`: its whole size and hash."""
+    stderr_cut: Cut | None = None
 
     @property
     def output(self) -> str:
@@ -66,14 +82,65 @@ class ProcessOutcome:
         return self.stdout or self.stderr
 
 
-def clip(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
-    """Keep the head and tail of ``text`` when it is longer than ``limit``."""
-    if len(text) <= limit:
-        return text
-    head = limit // 5
-    tail = limit - head
-    cut = len(text) - head - tail
-    return f"{text[:head]}\n[... {cut} characters cut by judgekit ...]\n{text[-tail:]}"
+class Capture:
+    """One output stream, kept bounded: its first bytes, a ring of its last ones, its whole
+    size and SHA-256.
+
+    Example:
+        >>> c = Capture(10)
+        >>> for _ in range(5): c.feed(b"0123456789")
+        >>> c.size, c.cut().bytes, c.text().startswith("01")
+        (50, 50, True)
+    """
+
+    def __init__(self, limit: int | None = None) -> None:
+        limit = MAX_OUTPUT_BYTES if limit is None else limit
+        self.head_n = limit // 5
+        self.tail_n = limit - self.head_n
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.size = 0
+        self.sha = hashlib.sha256()
+
+    def feed(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        self.sha.update(chunk)
+        room = self.head_n - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            if len(self.tail) > 2 * self.tail_n:
+                del self.tail[:-self.tail_n]
+
+    def cut(self) -> Cut | None:
+        """What was cut, or ``None`` when the stream is kept whole."""
+        if self.size <= self.head_n + self.tail_n:
+            return None
+        return Cut(bytes=self.size, kept=self.head_n + self.tail_n,
+                   sha256=self.sha.hexdigest())
+
+    def text(self) -> str:
+        """The stream (decoded, bad UTF-8 replaced), cut in the middle when over the cap."""
+        if self.cut() is None:
+            return (bytes(self.head) + bytes(self.tail)).decode("utf-8", errors="replace")
+        tail = bytes(self.tail[-self.tail_n:])
+        missing = self.size - self.head_n - self.tail_n
+        return (f"{bytes(self.head).decode('utf-8', errors='replace')}\n[... {missing} bytes "
+                f"cut by judgekit ...]\n{tail.decode('utf-8', errors='replace')}")
+
+
+def _pump(stream: IO[bytes], capture: Capture) -> None:
+    """Read ``stream`` to its end into ``capture``."""
+    try:
+        while True:
+            chunk = stream.read1(_CHUNK)  # type: ignore[attr-defined]
+            if not chunk:
+                return
+            capture.feed(chunk)
+    except (OSError, ValueError):
+        return
 
 
 def _shell() -> list[str]:
@@ -110,10 +177,6 @@ def _kill_marked(mark: str, sig: int) -> None:
             os.kill(pid, sig)
         except (ProcessLookupError, PermissionError):
             pass
-
-
-def _read(path: Path) -> str:
-    return clip(path.read_text(encoding="utf-8", errors="replace"))
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float | None,
@@ -166,8 +229,9 @@ def run_shell(
     On timeout the whole tree gets SIGTERM, then SIGKILL after :data:`KILL_GRACE_S`;
     whatever the command leaves running when it exits is killed too. When ``cancel`` is
     set while the command runs, the tree is ended the same way and :class:`Cancelled` is
-    raised. stdout and stderr go to ``<log_dir>/<log_name>.stdout|.stderr`` (a temp dir if
-    none). ``env`` is the command's whole environment (default: the clean one of
+    raised. stdout and stderr, as kept (see :class:`Capture`), go to
+    ``<log_dir>/<log_name>.stdout|.stderr`` (a temp dir if none). ``env`` is the command's
+    whole environment (default: the clean one of
     :func:`~judgekit.execute.environment.clean_environment`); the sandbox sets ``HOME`` and
     ``TMPDIR``.
     """
@@ -188,33 +252,44 @@ def run_shell(
     box.prepare(spec)  # run by root, the sandbox's user gets the paths it may write
     argv = box.wrap([*_shell(), command], spec, Path(cwd))
     start = time.monotonic()
+    captures = (Capture(), Capture())
     try:
-        stopped, exit_code = _run_tree(argv, Path(cwd), full_env, (out_path, err_path), spec, mark,
+        stopped, exit_code = _run_tree(argv, Path(cwd), full_env, captures, spec, mark,
                                        stdin_devnull=stdin_devnull, timeout=timeout, cancel=cancel)
+        duration = time.monotonic() - start
+        out_text, err_text = captures[0].text(), captures[1].text()
+        out_path.write_text(out_text, encoding="utf-8", errors="replace")
+        err_path.write_text(err_text, encoding="utf-8", errors="replace")
         if stopped == "cancelled":
             raise Cancelled("the run was cancelled")
-        duration = time.monotonic() - start
         timed_out = stopped == "timeout"
         return ProcessOutcome(
             exit_code=None if timed_out else exit_code, timed_out=timed_out,
-            duration_s=round(duration, 3), stdout=_read(out_path), stderr=_read(err_path),
+            duration_s=round(duration, 3), stdout=out_text, stderr=err_text,
+            stdout_cut=captures[0].cut(), stderr_cut=captures[1].cut(),
         )
     finally:
         if own_tmp is not None:
             own_tmp.cleanup()
 
 
-def _run_tree(argv: list[str], cwd: Path, env: dict[str, str], logs: tuple[Path, Path],
-              spec: SandboxSpec, mark: str, *, stdin_devnull: bool, timeout: float | None,
+def _run_tree(argv: list[str], cwd: Path, env: dict[str, str],
+              captures: tuple[Capture, Capture], spec: SandboxSpec, mark: str, *,
+              stdin_devnull: bool, timeout: float | None,
               cancel: threading.Event | None) -> tuple[str | None, int | None]:
-    """Start ``argv`` in a new session, its output in the two ``logs``, and wait for it;
-    then end whatever of its tree is left. ``(why it was stopped or None, exit code)``."""
-    with open(logs[0], "wb") as out, open(logs[1], "wb") as err:
-        proc = subprocess.Popen(
-            argv, cwd=str(cwd), env=env, stdout=out, stderr=err,
-            stdin=subprocess.DEVNULL if stdin_devnull else None, start_new_session=True,
-            preexec_fn=spec.limits.preexec(),  # noqa: PLW1509 - only setrlimit
-        )
+    """Start ``argv`` in a new session, its output read into the two ``captures``, and wait
+    for it; then end whatever of its tree is left. ``(why it was stopped or None, exit
+    code)``."""
+    proc = subprocess.Popen(
+        argv, cwd=str(cwd), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL if stdin_devnull else None, start_new_session=True,
+        preexec_fn=spec.limits.preexec(),  # noqa: PLW1509 - only setrlimit
+    )
+    pumps = [threading.Thread(target=_pump, args=(stream, capture), daemon=True)
+             for stream, capture in ((proc.stdout, captures[0]), (proc.stderr, captures[1]))]
+    for pump in pumps:
+        pump.start()
+    try:
         try:
             stopped = _wait(proc, timeout, cancel)
         except BaseException:
@@ -225,4 +300,12 @@ def _run_tree(argv: list[str], cwd: Path, env: dict[str, str], logs: tuple[Path,
         else:
             _kill_group(proc.pid, signal.SIGKILL)
             _kill_marked(mark, signal.SIGKILL)
+    finally:
+        drain_until = time.monotonic() + PIPE_DRAIN_S
+        for pump in pumps:
+            pump.join(max(0.0, drain_until - time.monotonic()))
+        if not any(pump.is_alive() for pump in pumps):
+            for stream in (proc.stdout, proc.stderr):
+                if stream is not None:
+                    stream.close()
     return stopped, proc.returncode

@@ -6,6 +6,13 @@ A transcript the agent wrote is also kept as a file beside the run file
 (``NAME.transcripts/TASK.ARM.ATTEMPT.txt``), named in the result's
 ``metadata["transcript_file"]``.
 
+Before a result is written, each of its text fields (diffs, transcript, test output, agent
+output) over :data:`~judgekit.ingest.cuts.FIELD_BYTES` keeps its head and tail, and the
+result's ``truncated`` gives the whole field's size and SHA-256
+(:func:`~judgekit.ingest.cuts.cap_result`): one result line stays small enough to read, and
+a run file stays readable whatever an agent wrote. The transcript file beside the run file
+is kept the same way.
+
 Example:
     >>> import tempfile, pathlib
     >>> from judgekit.ingest.models import RunResult, Task
@@ -18,7 +25,6 @@ Example:
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import re
 import threading
@@ -27,6 +33,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from judgekit.errors import InputError
+from judgekit.jsonread import loads
+from judgekit.ingest.cuts import cap_result
 from judgekit.ingest.models import RunResult
 
 _lock = threading.Lock()
@@ -74,9 +82,9 @@ def done_keys(path: str | Path) -> set[tuple[str, str, int]]:
             if not line.strip():
                 continue
             try:
-                doc = json.loads(line)
+                doc = loads(line, path, f"line {number}: ")
                 keys.add((str(doc["task"]["id"]), str(doc["arm"]), int(doc.get("attempt", 0))))
-            except (ValueError, KeyError, TypeError):
+            except (KeyError, TypeError, AttributeError):
                 raise InputError(path, f"line {number}", "not a judgekit result line") from None
     return keys
 
@@ -148,15 +156,12 @@ class RunWriter:
             self._load_document()
 
     def _load_document(self) -> None:
-        from judgekit.io import json_lines
+        from judgekit.io import json_lines, read_json
         from judgekit.ingest.models import RunFile
         from judgekit.ingest.validation import validate
 
         if self.path.exists() and self.path.stat().st_size > 0:
-            try:
-                doc = json.loads(self.path.read_text(encoding="utf-8"))
-            except ValueError as exc:
-                raise InputError(self.path, None, f"not a JSON run file ({exc})") from None
+            doc = read_json(self.path, limit=None)  # strict, depth-guarded: one line if bad
             run = validate(RunFile, doc, self.path)
             self._results = list(run.results)
             self._run_id = self._run_id or run.run_id
@@ -178,7 +183,9 @@ class RunWriter:
         return done_keys(self.path)
 
     def add(self, result: RunResult) -> None:
-        """Record one finished result durably (its transcript kept beside the run file)."""
+        """Record one finished result durably (its transcript kept beside the run file),
+        each text field capped (:func:`~judgekit.ingest.cuts.cap_result`)."""
+        cap_result(result)
         keep_transcript(self.path, result)
         if not self.as_document:
             append_result(self.path, result)

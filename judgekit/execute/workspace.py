@@ -39,6 +39,7 @@ import git
 
 from judgekit.errors import RunnerError
 from judgekit.ingest.suites import RepoSource
+from judgekit.execute.process import Capture
 from judgekit.execute.testfiles import is_test_path
 from judgekit.paths import contained
 
@@ -97,6 +98,17 @@ ARTIFACT_EXCLUDES = (
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
+
+
+class _Sink:
+    """A writable stream that feeds a capture (what git's output is copied into)."""
+
+    def __init__(self, capture: Capture) -> None:
+        self.capture = capture
+
+    def write(self, data: bytes) -> int:
+        self.capture.feed(data)
+        return len(data)
 
 
 def _git(cwd: str | Path) -> git.Git:
@@ -359,6 +371,22 @@ class Workspace:
         self._git("add", "-A", what="git add")
         return self._git("diff", "--cached", "--binary", "--full-index", "--no-color",
                          "--no-ext-diff", "--no-textconv", self.base, what="git diff")
+
+    def diff_capped(self) -> tuple[str, Capture]:
+        """:meth:`diff`, read as git writes it into a head-and-tail buffer
+        (:class:`~judgekit.execute.process.Capture`): an agent that wrote gigabytes costs no
+        more memory than a small change. The text kept, and the capture (its whole size and
+        SHA-256, and whether it was cut)."""
+        self._git("add", "-A", what="git add")
+        capture = Capture()
+        try:
+            self.git.execute(["git", *HARDENED, "diff", "--cached", "--binary", "--full-index",
+                              "--no-color", "--no-ext-diff", "--no-textconv", self.base],
+                             output_stream=_Sink(capture))  # type: ignore[call-overload]
+        except git.GitCommandError as exc:
+            detail = (str(exc.stderr or "")).strip().splitlines()
+            raise RunnerError(f"git diff failed: {detail[-1] if detail else exc}") from None
+        return capture.text(), capture
 
     def ignored(self) -> list[str]:
         """Untracked paths git ignores, an ignored directory as one ``dir/`` entry."""

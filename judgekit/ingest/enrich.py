@@ -19,7 +19,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from judgekit.errors import InputError
-from judgekit.io import json_lines
+from judgekit.io import read_json, read_json_lines
+from judgekit.jsonread import loads
 from judgekit.ingest.adapters.hal import is_sab_dataset
 from judgekit.ingest.adapters.swebench import is_dataset
 from judgekit.ingest.models import RunResult, Task
@@ -123,8 +123,8 @@ def _test_list(value: Any, path: Path, where: str) -> list[str]:
         return []
     if isinstance(value, str):
         try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
+            value = loads(value, path)
+        except InputError:
             raise InputError(path, where, "expected a JSON list of test names") from None
     if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
         raise InputError(path, where, "expected a list of test names")
@@ -150,19 +150,10 @@ def _is_any_dataset(items: Any) -> bool:
 def _read_dataset(path: Path) -> list[tuple[str, Any]] | None:
     """The rows of a SWE-bench or ScienceAgentBench dataset file, each with where it is
     (``line N: `` or ``[i].``), or ``None`` when the file is not a dataset."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(path, None, f"cannot read: {exc.__class__.__name__}") from None
     if path.suffix == ".jsonl":
-        numbered = [(f"line {n}: ", data) for n, data in json_lines(text, path)]
+        numbered = [(f"line {n}: ", data) for n, data in read_json_lines(path)]
         return numbered if _is_any_dataset([d for _, d in numbered]) else None
-    else:
-        try:
-            items = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, None, f"malformed JSON at line {exc.lineno} column "
-                                         f"{exc.colno}: {exc.msg}") from None
+    items = read_json(path)
     return [(f"[{i}].", item) for i, item in enumerate(items)] if _is_any_dataset(items) \
         else None
 

@@ -13,8 +13,11 @@ read the span (a ``}`` inside a string, or a value orjson reads differently from
 reader), the bounds are found by scanning the value's strings and brackets, and the strict
 reader reads it (:func:`judgekit.ingest.fastjson.loads`).
 
-Errors name the file and the value (``results[12]``, ``run_id``); a value longer than
-``limit`` bytes is refused, so a pathological file (one multi-GB string) never fills memory.
+Errors name the file and the value (``results[12]``, ``run_id``). A result longer than
+``limit`` bytes is read again from the file in blocks with its long strings cut
+(:func:`judgekit.ingest.cuts.compact_value`, the cuts noted in its ``truncated``); another
+value longer than ``limit`` is refused. A pathological file (one multi-GB string) never fills
+memory.
 
 Example:
     >>> import tempfile, os
@@ -36,6 +39,7 @@ from typing import Any
 
 from judgekit.errors import InputError
 from judgekit.io import cannot_read, open_regular
+from judgekit.ingest.cuts import compact_value, mark_read_cuts
 from judgekit.ingest.fastjson import fast_loads, loads, nested_deeper
 from judgekit.ingest.validation import MAX_DEPTH
 
@@ -149,6 +153,10 @@ class StreamedDocument:
         return "" if self.is_list else "results"
 
 
+class _TooLong(Exception):
+    """A value longer than the buffer's limit."""
+
+
 class NotStreamable(Exception):
     """The document is not a run object with a ``results`` list, nor a list."""
 
@@ -173,7 +181,25 @@ def read_value(raw: bytes, path: Path, where: str, depth: int) -> Any:
 def _value(buf: _Buffer, where: str, depth: int) -> Any:
     """Read the value at the buffer's position (after whitespace), ``depth`` levels into the
     document, and move past it."""
-    return _raw_value(buf, where, depth)[0]
+    try:
+        return _raw_value(buf, where, depth)[0]
+    except _TooLong:
+        raise _fail(buf.path, where, f"longer than {buf.limit} bytes: refused") from None
+
+
+def _long_value(buf: _Buffer, where: str, depth: int) -> tuple[Any, bytes]:
+    """The value at the buffer's position, longer than its limit, read again from the file
+    with its long strings cut; the buffer moves past it."""
+    start = buf.offset + buf.pos
+    raw, consumed = compact_value(buf.path, start, where, limit=buf.limit, line=False)
+    try:
+        buf.fh.seek(start + consumed)
+    except OSError as exc:
+        raise cannot_read(buf.path, exc) from None
+    buf.data, buf.pos, buf.offset, buf.eof = b"", 0, start + consumed, False
+    value = read_value(raw, buf.path, where, depth)
+    mark_read_cuts(value)
+    return value, raw
 
 
 def _raw_value(buf: _Buffer, where: str, depth: int) -> tuple[Any, bytes]:
@@ -183,12 +209,12 @@ def _raw_value(buf: _Buffer, where: str, depth: int) -> tuple[Any, bytes]:
         if end is not None and (end < len(buf.data) or buf.eof):
             break
         if len(buf.data) - buf.pos > buf.limit:
-            raise _fail(buf.path, where, f"longer than {buf.limit} bytes: refused")
+            raise _TooLong
         if not buf.more():
             end = len(buf.data) if end is None else end
             break
     if end - buf.pos > buf.limit:
-        raise _fail(buf.path, where, f"longer than {buf.limit} bytes: refused")
+        raise _TooLong
     raw = buf.data[buf.pos:end]
     buf.pos = end
     return read_value(raw, buf.path, where, depth), raw
@@ -211,6 +237,9 @@ def _members(buf: _Buffer, doc: StreamedDocument, first: bool) -> bool:
             if nxt == 0x7D:
                 buf.pos += 1
                 return False
+            if nxt < 0:
+                raise _fail(buf.path, None, "malformed JSON: the file ends inside the "
+                                            "document (is it cut short?)")
             if nxt != 0x2C:
                 raise _fail(buf.path, None, "malformed JSON: expected ',' or '}' after "
                                             f"{doc.names[-1] if doc.names else 'a member'}")
@@ -234,7 +263,15 @@ def _members(buf: _Buffer, doc: StreamedDocument, first: bool) -> bool:
 
 def _element(buf: _Buffer, where: str, depth: int) -> tuple[Any, bytes]:
     """The list value that starts at the buffer's position, ``depth`` levels into the
-    document, and its text; the position moves past it."""
+    document, and its text (cut, for one longer than the limit); the position moves past
+    it."""
+    try:
+        return _short_element(buf, where, depth)
+    except _TooLong:
+        return _long_value(buf, where, depth)
+
+
+def _short_element(buf: _Buffer, where: str, depth: int) -> tuple[Any, bytes]:
     tries = 0
     skip = 0  # bytes of the value already searched for its end
     if buf.data[buf.pos:buf.pos + 1] == b"{":
@@ -242,13 +279,13 @@ def _element(buf: _Buffer, where: str, depth: int) -> tuple[Any, bytes]:
             m = _CLOSE.search(buf.data, buf.pos + skip)
             if m is None:
                 if len(buf.data) - buf.pos > buf.limit:
-                    raise _fail(buf.path, where, f"longer than {buf.limit} bytes: refused")
+                    raise _TooLong
                 if not buf.more():
                     break
                 continue
             end = m.start() + 1
             if end - buf.pos > buf.limit:
-                raise _fail(buf.path, where, f"longer than {buf.limit} bytes: refused")
+                raise _TooLong
             raw = buf.data[buf.pos:end]
             ok, value = fast_loads(raw, depth)
             if ok:
@@ -270,21 +307,25 @@ def _items(buf: _Buffer, doc: StreamedDocument
             while True:
                 where = f"{prefix}[{index}]"
                 if buf.skip_ws() < 0:
-                    raise _fail(buf.path, where, "malformed JSON: the file ends in the list")
+                    raise _fail(buf.path, where, "malformed JSON: the file ends inside the list "
+                                                 "(is it cut short?)")
                 start = buf.offset + buf.pos
-                value, raw = _element(buf, where, doc.depth)
-                yield index, value, (start, start + len(raw))
+                value, _ = _element(buf, where, doc.depth)
+                yield index, value, (start, buf.offset + buf.pos)
                 index += 1
                 nxt = buf.skip_ws()
                 buf.pos += 1
                 if nxt == 0x5D:
                     break
+                if nxt < 0:
+                    raise _fail(buf.path, where, "malformed JSON: the file ends inside the "
+                                                 "list (is it cut short?)")
                 if nxt != 0x2C:
                     raise _fail(buf.path, where, "malformed JSON: expected ',' or ']' after it")
         if not doc.is_list:
             _members(buf, doc, first=False)
         if buf.skip_ws() >= 0:
-            raise _fail(buf.path, None, "malformed JSON: text after the document")
+            raise _fail(buf.path, None, "malformed JSON: more text follows the document")
     finally:
         buf.close()
 

@@ -11,7 +11,9 @@ Only regular files are read: FIFOs, devices and sockets are refused without bein
 A judgekit ``.json`` run document of :data:`STREAM_BYTES` or more is read a result at a time
 (:mod:`judgekit.ingest.jsondoc`), whatever its size; other documents over
 :data:`MAX_FILE_BYTES` are refused. A line, or a streamed result, over :data:`MAX_LINE_BYTES`
-is refused.
+is read with every string over :data:`~judgekit.ingest.cuts.READ_FIELD_BYTES` cut to its head
+and tail as it is read, and the result's ``truncated`` names the fields cut: one long result
+never stops the others from being read (only one still too long once cut is refused).
 
 Example:
     >>> results = load_runs(["examples/bobbin"])  # doctest: +SKIP
@@ -32,6 +34,7 @@ from judgekit.ingest.adapters.protocol import Adapter, Settling
 from judgekit.ingest.adapters.registry import default_adapters, load_problems
 from judgekit.ingest.adapters.bobbin import is_bobbin_side_file, is_bobbin_result_name
 from judgekit.ingest.adapters.native import NativeAdapter
+from judgekit.ingest.cuts import compact_value, mark_read_cuts
 from judgekit.ingest.fastjson import loads
 from judgekit.ingest.jsondoc import NotStreamable, StreamedDocument, stream_document
 from judgekit.ingest.models import RunFile, RunResult
@@ -43,8 +46,8 @@ _SUMMARY_KEYS = {"results", "arms", "comparisons"}
 _SCORED_KEYS = {"task_id", "arm", "test_status"}
 _MAX_LISTED = 5
 MAX_LINE_BYTES = 64 * 1024 * 1024
-"""Longest line of a JSON-lines file judgekit reads (and longest result of a document read a
-result at a time)."""
+"""Longest line of a JSON-lines file judgekit reads whole (and longest result of a document read
+a result at a time); a longer one is read with its long strings cut."""
 STREAM_BYTES = 16 * 1024 * 1024
 """``.json`` documents of this size or more are read a result at a time: a judgekit run
 document of any size is read so (:mod:`judgekit.ingest.jsondoc`)."""
@@ -166,24 +169,42 @@ def _jsonl_lines(path: Path) -> Iterator[tuple[int, Any]]:
     with open_regular(path) as fh:
         number = 0
         while True:
+            offset = fh.tell()
             raw = fh.readline(MAX_LINE_BYTES + 1)
             if not raw:
                 break
             number += 1
             if len(raw) > MAX_LINE_BYTES:
-                raise InputError(path, f"line {number}", f"longer than {MAX_LINE_BYTES} bytes: "
-                                                         "refused")
+                del raw
+                value, consumed = long_line(path, offset, number)
+                fh.seek(offset + consumed)
+                fh.read(1)  # its newline
+                yield number, value
+                continue
             if not raw.strip():
                 continue
             yield number, loads(raw, path, f"line {number}: ")
 
 
-def native_line(raw: bytes, path: Path, number: int) -> RunResult:
+def long_line(path: Path, offset: int, number: int) -> tuple[Any, int]:
+    """The value of line ``number`` (at byte ``offset``), longer than :data:`MAX_LINE_BYTES`,
+    read with its long strings cut (and the cuts noted in its ``truncated``); and its length
+    without the newline."""
+    where = f"line {number}"
+    raw, consumed = compact_value(path, offset, where, limit=MAX_LINE_BYTES, line=True)
+    value = loads(raw, path, f"{where}: ")
+    mark_read_cuts(value)
+    return value, consumed
+
+
+def native_line(raw: bytes, path: Path, number: int, offset: int) -> RunResult:
     """The result on line ``number`` of a judgekit ``.jsonl`` file (``raw``, its bytes with
-    any newline), or the InputError the line-by-line reader raises for it."""
+    any newline, or the first ones of a line longer than :data:`MAX_LINE_BYTES`; ``offset``,
+    where it starts in the file), or the InputError the line-by-line reader raises for it."""
     if len(raw) > MAX_LINE_BYTES:
-        raise InputError(path, f"line {number}", f"longer than {MAX_LINE_BYTES} bytes: refused")
-    value = loads(raw, path, f"line {number}: ")
+        value = long_line(path, offset, number)[0]
+    else:
+        value = loads(raw, path, f"line {number}: ")
     if not isinstance(value, dict):
         raise InputError(path, f"line {number}",
                          f"expected a result object, got {_json_type(value)}")

@@ -136,6 +136,16 @@ class Usage(_Model):
     cost_usd: float | None = Field(None, ge=0)
 
 
+class Cut(_Model):
+    """A text field stored cut to its head and tail (``RunResult.truncated``)."""
+
+    bytes: int = Field(ge=0, description="The whole field's size in UTF-8 bytes.")
+    kept: int = Field(ge=0, description="Bytes of it kept: its head and tail.")
+    sha256: str | None = Field(
+        None, description="SHA-256 of the whole field, when judgekit saw it whole "
+                          "(a run's output and diffs); None when it was cut on reading.")
+
+
 class RunResult(_Model):
     """One attempt of one arm on one task."""
 
@@ -180,6 +190,11 @@ class RunResult(_Model):
         None, description="The isolation the agent and tests ran in ('bwrap', 'none').")
     timestamp: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    truncated: dict[str, Cut] | None = Field(
+        None, description="Text fields stored cut to their head and tail, by field "
+                          "('agent_diff', 'test.output', 'metadata.agent_stdout'): judgekit "
+                          "run caps what it stores, and reading caps a result too long to read "
+                          "whole.")
 
     @property
     def task_id(self) -> str:

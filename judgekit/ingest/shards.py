@@ -71,8 +71,9 @@ def lines_of(path: str | Path, start: int, end: int, limit: int = 64 * 1024 * 10
     of the range ``[start, end)``, blank lines included.
 
     A range of up to ``2 * limit`` bytes is read in one go; a longer one (it holds a line
-    longer than ``limit``) a line at a time, each line cut after ``limit + 1`` bytes, as the
-    caller refuses such a line anyway.
+    longer than ``limit``) a line at a time, a line longer than ``limit`` handed out as its
+    first ``limit + 1`` bytes (the caller reads such a line again from its offset, in
+    blocks).
     """
     if end - start > 2 * limit:
         yield from _lines_one_by_one(path, start, end, limit)
@@ -103,9 +104,11 @@ def _lines_one_by_one(path: str | Path, start: int, end: int, limit: int
                 return
             number += 1
             yield number, pos, raw
-            if len(raw) > limit:
-                return
-            pos += len(raw)
+            length = len(raw)
+            while len(raw) > limit and not raw.endswith(b"\n"):  # the rest of a long line
+                raw = fh.readline(limit + 1)
+                length += len(raw)
+            pos += length
 
 
 def read_line(path: str | Path, offset: int, limit: int) -> bytes:

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from judgekit._resources import data_dir
 from judgekit.errors import InputError
+from judgekit.io import read_text
 from judgekit.ingest.models import Task
 from judgekit.ingest.validation import validate
 
@@ -128,12 +129,11 @@ class Suite(BaseModel):
 
 
 def _read_yaml(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read suite file: {exc.strerror or exc}") from None
+    text = read_text(path)
     try:
         return yaml.safe_load(text)
+    except RecursionError:
+        raise InputError(path, None, "invalid YAML: nested too deeply") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

@@ -5,7 +5,8 @@ columns, such as a ``note``, are kept out of the way), or JSON lines with the sa
 ``label`` is ``A`` (arm_a's solution is better), ``B`` (arm_b's) or ``draw``, in any case;
 a blank label is a row not labelled yet: skipped and counted. The same comparison
 labelled twice must agree (the arms may be given in either order; ``A`` and ``B`` then
-swap). ``judgekit schema pairwise-label`` prints the JSON Schema of one label.
+swap), unless both rows name the same ``labeller``: the later row then supersedes (how
+``judgekit review`` records a changed mind). ``judgekit schema pairwise-label`` prints the JSON Schema of one label.
 
 Example:
     >>> g = GoldLabel(task_id="flask-001", arm_a="x", arm_b="y", dimension="minimality",
@@ -16,8 +17,6 @@ Example:
 
 from __future__ import annotations
 
-import csv
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -25,6 +24,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judgekit.errors import InputError
+from judgekit.io import read_csv, read_json_lines
 from judgekit.pairwise.verdict import DIMENSIONS
 
 Label = Literal["A", "B", "draw"]
@@ -47,6 +47,12 @@ class GoldLabel(BaseModel):
     label: Label = Field(description="A: arm_a's solution is better; B: arm_b's; draw: "
                                      "neither is clearly better.")
     note: str | None = Field(None, description="Why, for the next reader (not used).")
+    labeller: str | None = Field(None, description="Who gave the label; a later label of "
+                                                   "the same comparison by the same labeller "
+                                                   "supersedes an earlier one.")
+    time: str | None = Field(None, description="When the label was given (ISO 8601, UTC).")
+    shown_sha256: str | None = Field(None, description="SHA-256 of what the labeller was "
+                                                       "shown (judgekit review).")
 
     def key(self) -> Key:
         """The comparison labelled, arms in sorted order."""
@@ -67,19 +73,20 @@ class GoldSet:
     blank: int = 0
 
 
+def _is_jsonl(path: Path) -> bool:
+    return path.suffix.casefold() in (".jsonl", ".ndjson")
+
+
 def is_pairwise_labels(path: str | Path) -> bool:
     """True when ``path`` is a pairwise label file: JSON lines, or a CSV whose header has
     any of the ``arm_a``, ``arm_b`` and ``dimension`` columns (a missing one is then
-    reported by :func:`read_gold`)."""
+    reported by :func:`read_gold`). A CSV that cannot be read (not UTF-8, say) is an
+    :class:`InputError`."""
     p = Path(path)
-    if p.suffix.casefold() in (".jsonl", ".ndjson"):
+    if _is_jsonl(p):
         return True
-    try:
-        with p.open(newline="", encoding="utf-8") as fh:
-            header = next(csv.reader(fh), [])
-    except (OSError, UnicodeDecodeError):
-        return False
-    return bool({"arm_a", "arm_b", "dimension"} & {h.strip() for h in header})
+    header, _ = read_csv(p)
+    return bool({"arm_a", "arm_b", "dimension"} & set(header))
 
 
 def _normalise(row: dict[str, object]) -> dict[str, object]:
@@ -106,31 +113,18 @@ def _label(row: dict[str, object], path: Path, where: str) -> GoldLabel:
 
 def _rows(path: Path) -> list[tuple[int, dict[str, object]]]:
     """(line number, row) of a CSV or JSON-lines label file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise InputError(path, None, "not UTF-8 text") from None
-    if path.suffix.casefold() in (".jsonl", ".ndjson"):
+    if _is_jsonl(path):
         rows = []
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(path, f"line {n}", f"malformed JSON ({exc.msg})") from None
+        for n, obj in read_json_lines(path):
             if not isinstance(obj, dict):
                 raise InputError(path, f"line {n}", "expected a JSON object")
             rows.append((n, obj))
         return rows
-    reader = csv.DictReader(text.splitlines())
-    header = [h.strip() for h in reader.fieldnames or []]
+    header, csv_rows = read_csv(path)
     missing = [c for c in COLUMNS if c not in header]
     if missing:
         raise InputError(path, "header", f"missing column(s) {', '.join(missing)}")
-    return [(n, dict(row)) for n, row in enumerate(reader, 2)]
+    return [(n, dict(row)) for n, row in csv_rows]
 
 
 def read_gold(path: str | Path) -> GoldSet:
@@ -151,6 +145,10 @@ def read_gold(path: str | Path) -> GoldSet:
         if label.arm_a == label.arm_b:
             raise InputError(p, f"line {n}: arm_b", "names the same arm as arm_a")
         seen = labels.get(label.key())
+        if seen is not None and label.labeller is not None \
+                and seen[1].labeller == label.labeller:
+            labels[label.key()] = (n, label)  # the same labeller changed their mind
+            continue
         if seen is not None:
             first_line, first = seen
             if first.label_for(label.arm_a, label.arm_b) != label.label:

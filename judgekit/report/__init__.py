@@ -10,9 +10,9 @@
 - ``pairwise.jsonl`` and ``audit.jsonl`` when those steps ran;
 - ``report.md`` and ``report.html``.
 
-The set is written into a new directory beside ``DIR`` and then renamed into place, so
-``DIR`` always holds one evaluation's files, never a mix of two
-(:mod:`judgekit.report.outdir`).
+The set is written into a staging directory and then put in place so that ``DIR`` holds one
+evaluation's files, never a mix of two, whenever the process is killed; the user's own files
+in ``DIR`` are never moved (:mod:`judgekit.report.outdir`).
 
 ``render_reports(DIR)`` rebuilds the two reports from those files, without any model call.
 
@@ -50,7 +50,7 @@ from judgekit.io import atomic_write_text
 from judgekit.report.html import html_parts, render_html
 from judgekit.report.load import ReportInputs, load_report_dir
 from judgekit.report.markdown import render_markdown
-from judgekit.report.outdir import OUTPUT_FILES, replace_dir
+from judgekit.report.outdir import OUTPUT_FILES, replace_dir, writing
 from judgekit.report.prepare import PreparedParts
 
 if TYPE_CHECKING:
@@ -117,8 +117,11 @@ def write_reports(result: EvalResult, out_dir: str | Path, *,
 
 
 def render_reports(out_dir: str | Path) -> list[Path]:
-    """Rebuild ``report.html`` and ``report.md`` from the files in ``out_dir``."""
-    return write_report_files(load_report_dir(out_dir), out_dir)
+    """Rebuild ``report.html`` and ``report.md`` from the files in ``out_dir``: after
+    finishing a write of the set that a killed process left, and with no other judgekit
+    process writing ``out_dir`` meanwhile."""
+    with writing(out_dir):
+        return write_report_files(load_report_dir(out_dir), out_dir)
 
 
 __all__ = ["OUTPUT_FILES", "REPORT_FILES", "PreparedParts", "ReportInputs", "load_report_dir",

@@ -13,14 +13,13 @@ Example:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from judgekit.audit import Calibration
 from judgekit.errors import InputError
-from judgekit.io import atomic_write_text
+from judgekit.io import atomic_write_text, read_json
 from judgekit.pairwise.calibrate import PairwiseCalibration
 from judgekit.ingest.validation import validate
 
@@ -41,12 +40,7 @@ def read_calibration(out_dir: str | Path) -> CalibrationFile | None:
     path = Path(out_dir) / FILENAME
     if not path.is_file():
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(path, None, f"cannot read ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"line {exc.lineno}", f"malformed JSON ({exc.msg})") from None
+    data = read_json(path)
     if not isinstance(data, dict):
         raise InputError(path, None, "expected a JSON object")
     return validate(CalibrationFile, data, path)

@@ -18,7 +18,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +27,7 @@ from pydantic import BaseModel
 
 from judgekit.audit import AuditRecord
 from judgekit.errors import InputError
-from judgekit.io import json_lines
+from judgekit.io import read_json, read_json_lines
 from judgekit.pairwise import PairRecord
 from judgekit.report.calibration import CalibrationFile, read_calibration
 from judgekit.report.parts_cache import PartsCache
@@ -96,25 +95,13 @@ def _records(part: object | None, model: type[M]) -> list[M]:
     return [model.model_validate(r) for r in part.records]
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise InputError(path, None, "not UTF-8 text") from None
-
-
 def load_summary(path: str | Path) -> EvalSummary:
     """Read and validate ``summary.json``; any problem is an :class:`InputError`."""
     path = Path(path)
     if not path.is_file():
         raise InputError(path, None,
                          "no such file (is this an {option:out} directory of judgekit?)")
-    try:
-        data = json.loads(_read(path))
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"line {exc.lineno}", f"malformed JSON ({exc.msg})") from None
+    data = read_json(path, limit=None)  # judgekit's own, as large as the run it scores
     if not isinstance(data, dict):
         raise InputError(path, None, "expected a JSON object")
     return validate(EvalSummary, data, path)
@@ -123,8 +110,7 @@ def load_summary(path: str | Path) -> EvalSummary:
 def load_records(path: str | Path, model: type[M]) -> list[M]:
     """Read a JSON-lines file of ``model`` records; an InputError names the line and field."""
     path = Path(path)
-    return [validate(model, obj, path, f"line {n}: ")
-            for n, obj in json_lines(_read(path), path)]
+    return [validate(model, obj, path, f"line {n}: ") for n, obj in read_json_lines(path)]
 
 
 def load_runs_jsonl(path: str | Path) -> list[RunResult]:

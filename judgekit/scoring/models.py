@@ -66,6 +66,9 @@ class ScoredResult(BaseModel):
     claimed_unverified: bool = Field(
         False, description="The transcript's final message claims success (tests pass, "
                            "fixed, done) while the test status is not passed.")
+    truncated: list[str] = Field(
+        default_factory=list, description="The result's text fields stored or read cut to "
+                                          "their head and tail (its run file's truncated).")
 
     def json_dict(self) -> dict[str, Any]:
         """``self.model_dump(mode="json")``, made faster: every field holds a JSON value

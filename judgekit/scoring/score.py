@@ -24,10 +24,11 @@ MAX_LISTED_WARNINGS = 20
 """Results named one by one per kind of warning; the rest are counted in one line."""
 
 
-def _files(diff: str | None, listed: list[str] | None, exclude: Sequence[str]
-           ) -> tuple[list[str] | None, list[str]]:
-    """The files a change touches (``None`` when unknown) and the files left out of them."""
-    if diff is not None:
+def _files(diff: str | None, listed: list[str] | None, exclude: Sequence[str],
+           cut: bool = False) -> tuple[list[str] | None, list[str]]:
+    """The files a change touches (``None`` when unknown) and the files left out of them;
+    a ``cut`` diff gives way to the list of its files, when there is one."""
+    if diff is not None and not (cut and listed is not None):
         return files_touched(diff, exclude), excluded_files(diff, exclude)
     if listed is not None:
         paths = set(listed)
@@ -40,8 +41,11 @@ def score_result(result: RunResult, *, exclude: Sequence[str] = DEFAULT_INFRA_PA
                  diff_similarity: float | None = None) -> ScoredResult:
     """Score one result."""
     outcome = classify_result(result)
-    agent, agent_left = _files(result.agent_diff, result.agent_files, exclude)
-    truth, truth_left = _files(result.ground_truth_diff, result.ground_truth_files, exclude)
+    cut = result.truncated or {}
+    agent, agent_left = _files(result.agent_diff, result.agent_files, exclude,
+                               "agent_diff" in cut)
+    truth, truth_left = _files(result.ground_truth_diff, result.ground_truth_files, exclude,
+                               "ground_truth_diff" in cut)
     if result.files_excluded:
         agent_left = sorted(set(agent_left) | set(result.files_excluded))
     scores: FileScores | None = None
@@ -72,6 +76,7 @@ def score_result(result: RunResult, *, exclude: Sequence[str] = DEFAULT_INFRA_PA
         injection_precision=injection.precision if injection else None,
         injection_recall=injection.recall if injection else None,
         **_from_session(result.session, outcome.status),
+        truncated=sorted(cut),
     ))
 
 
@@ -122,6 +127,19 @@ def _excluded_warning(rows: Sequence[ScoredResult]) -> list[str]:
             f"of their change, listed in files_excluded: {names}{more}"]
 
 
+def _truncated_warning(rows: Sequence[ScoredResult]) -> list[str]:
+    """One line counting the results with text fields stored or read cut."""
+    cut = [r for r in rows if r.truncated]
+    if not cut:
+        return []
+    named = "; ".join(f"{_label(r)} ({', '.join(r.truncated)})"
+                      for r in cut[:MAX_LISTED_WARNINGS])
+    more = (f"; and {len(cut) - MAX_LISTED_WARNINGS} more"
+            if len(cut) > MAX_LISTED_WARNINGS else "")
+    return [f"{len(cut)} of {len(rows)} results have text fields cut to their head and tail "
+            f"(over the size cap; listed in their truncated): {named}{more}"]
+
+
 def _warnings(rows: Sequence[ScoredResult], arms: dict[str, ArmStats]) -> list[str]:
     out: list[str] = []
     unsandboxed = sum(r.sandbox == "none" for r in rows)
@@ -156,6 +174,7 @@ def _warnings(rows: Sequence[ScoredResult], arms: dict[str, ArmStats]) -> list[s
     for kind, (lines, total) in kinds.items():
         out.extend(_listed(kind, lines, total[0]))
     out.extend(_excluded_warning(rows))
+    out.extend(_truncated_warning(rows))
     by_arm: dict[str, set[str]] = defaultdict(set)
     for r in rows:
         by_arm[r.arm].add(r.model or "?")

@@ -36,6 +36,7 @@ from judgekit.io import open_regular
 from judgekit.ingest.adapters import Adapter
 from judgekit.ingest.load import (MAX_LINE_BYTES, Key, LoadResult, Reading, iter_items,
                                 native_line)
+from judgekit.ingest.cuts import compact_value, mark_read_cuts
 from judgekit.ingest.jsondoc import StreamedDocument, read_value
 from judgekit.ingest.models import ResultKey, RunResult
 from judgekit.ingest.shards import lines_of, plan, read_line
@@ -52,8 +53,40 @@ MAX_WORKERS = 8
 J = TypeVar("J")
 _FIELDS = tuple(ScoredResult.model_fields)
 _ALL_SET = frozenset(_FIELDS)
+_FIELDS_SET = set(_ALL_SET)
+"""The fields set of every score rebuilt here: one set, shared (each holds every field, so
+setting a field, which adds its name, leaves it as it is)."""
 _new = object.__new__
 _set = object.__setattr__
+
+
+_SHARED_FIELDS = frozenset({"run_id", "task_id", "arm", "model", "repo", "repo_source",
+                            "test_status", "test_reason", "framework", "harness_status",
+                            "sandbox", "precision", "recall", "f1", "precision_source",
+                            "recall_source", "f1_source", "duration_s", "tests_run"})
+_SHARED_AT = tuple(i for i, name in enumerate(_FIELDS) if name in _SHARED_FIELDS)
+_SHARE_MAX = 1 << 18
+"""Distinct values kept for sharing; past it, values are kept as they come."""
+
+
+class _Shared:
+    """One object for each equal value of the fields results repeat (run, arm, model,
+    repository, status and reason, common scores): each score holds references, not
+    copies, which is most of what a million scores weigh."""
+
+    def __init__(self) -> None:
+        self.values: dict[Any, Any] = {}
+
+    def row(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
+        values = self.values
+        if len(values) >= _SHARE_MAX:
+            return row
+        out = list(row)
+        for i in _SHARED_AT:
+            v = out[i]
+            if v is not None:
+                out[i] = values.setdefault((type(v), v), v)
+        return tuple(out)
 
 
 def _row(scored: ScoredResult) -> tuple[Any, ...]:
@@ -65,11 +98,11 @@ def _row(scored: ScoredResult) -> tuple[Any, ...]:
 def _scored(row: tuple[Any, ...]) -> ScoredResult:
     """The score whose validated field values ``row`` holds, rebuilt as unpickling rebuilds
     a model (``BaseModel.__setstate__``), without validating them again: every field was
-    given when it was validated."""
+    given when it was validated (the fields set is shared: see :data:`_FIELDS_SET`)."""
     scored = _new(ScoredResult)
     _set(scored, "__dict__", dict(zip(_FIELDS, row)))
     _set(scored, "__pydantic_extra__", None)
-    _set(scored, "__pydantic_fields_set__", set(_ALL_SET))
+    _set(scored, "__pydantic_fields_set__", _FIELDS_SET)
     _set(scored, "__pydantic_private__", None)
     return scored
 
@@ -104,7 +137,7 @@ def _score_lines(shard: _Shard) -> _ShardScores:
         if len(raw) <= MAX_LINE_BYTES and not raw.strip():
             continue
         try:
-            result = native_line(raw, path, number)
+            result = native_line(raw, path, number, offset)
         except InputError:
             return _ShardScores(rows, number, (number, offset))
         rows.append(_row(score_result(result, exclude=shard.exclude)))
@@ -165,8 +198,14 @@ class _Results:
     items: list[tuple[int, int, int]]
 
     def texts(self) -> Iterator[tuple[int, bytes]]:
-        """Each result's index and text, read from the file in one go."""
+        """Each result's index and text, read from the file in one go; a result longer than
+        :data:`MAX_LINE_BYTES` (alone in its batch) with its long strings cut."""
         first, last = self.items[0][1], self.items[-1][2]
+        if last - first > MAX_LINE_BYTES and len(self.items) == 1:
+            index = self.items[0][0]
+            yield index, compact_value(self.path, first, f"{self.prefix}[{index}]",
+                                       limit=MAX_LINE_BYTES, line=False)[0]
+            return
         with open_regular(self.path) as fh:
             fh.seek(first)
             data = fh.read(last - first)
@@ -178,7 +217,9 @@ def _document_result(job: _Results, index: int, raw: bytes) -> RunResult:
     """One result of a run document, read from its text as the document's reader read it."""
     where = f"{job.prefix}[{index}]"
     path = Path(job.path)
-    return validate(RunResult, read_value(raw, path, where, job.depth), path, where)
+    value = read_value(raw, path, where, job.depth)
+    mark_read_cuts(value)
+    return validate(RunResult, value, path, where)
 
 
 def _score_results(job: _Results) -> _ShardScores:
@@ -204,9 +245,10 @@ class ScoredReading(Reading[ScoredResult]):
         self.workers = default_workers() if workers is None else max(1, workers)
         self.shard_bytes = max(1, shard_bytes)
         self.parallel_bytes = parallel_bytes
+        self.shared = _Shared()
 
     def convert(self, result: RunResult) -> ScoredResult:
-        return score_result(result, exclude=self.exclude)
+        return _scored(self.shared.row(_row(score_result(result, exclude=self.exclude))))
 
     def key(self, item: ScoredResult) -> Key | None:
         return None if item.run_id is None else (item.run_id, item.task_id, item.arm,
@@ -230,10 +272,11 @@ class ScoredReading(Reading[ScoredResult]):
         for _, scores in _in_order(jobs, min(len(jobs), self.workers if parallel else 1),
                                    _score_shard):
             for row in scores.rows:
-                yield _scored(row)
+                yield _scored(self.shared.row(row))
             if scores.refused is not None:
                 number, offset = scores.refused
-                native_line(read_line(path, offset, MAX_LINE_BYTES), path, base + number)
+                native_line(read_line(path, offset, MAX_LINE_BYTES), path, base + number,
+                            offset)
                 raise InputError(path, f"line {base + number}", "refused")  # not reached
             base += scores.lines
 
@@ -248,7 +291,7 @@ class ScoredReading(Reading[ScoredResult]):
         batches = self._batches(doc, values)
         for job, scores in _in_order(batches, self.workers, _score_results):
             for row in scores.rows:
-                yield _scored(row)
+                yield _scored(self.shared.row(row))
             if scores.refused is not None:
                 index, raw = list(job.texts())[scores.refused[0]]
                 _document_result(job, index, raw)  # raises the result's error
@@ -260,6 +303,13 @@ class ScoredReading(Reading[ScoredResult]):
         items: list[tuple[int, int, int]] = []
         size = 0
         for index, _, (start, end) in values:
+            if end - start > MAX_LINE_BYTES:  # read with its long strings cut, alone
+                if items:
+                    yield _Results(str(doc.path), doc.prefix, doc.depth, self.exclude, items)
+                    items, size = [], 0
+                yield _Results(str(doc.path), doc.prefix, doc.depth, self.exclude,
+                               [(index, start, end)])
+                continue
             items.append((index, start, end))
             size += end - start
             if size >= self.shard_bytes:

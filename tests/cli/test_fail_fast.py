@@ -61,12 +61,12 @@ def test_a_wrong_server_ends_at_once_in_one_line(tmp_path: Path, kind: str,
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_evaluate_names_the_server_too(kind: str) -> None:
-    from judgekit import evaluate
+    from judgekit import evaluate, example_path
     from judgekit.engine.reach import ServerUnreachable
 
     with _server(kind) as (url, words):
         with pytest.raises(ServerUnreachable, match=words.replace("(", r"\(")) as caught:
-            evaluate([EXAMPLE], judge=f"openai:m1", base_url=url)
+            evaluate([example_path()], judge=f"openai:m1@{url}")
     assert url in str(caught.value)
 
 

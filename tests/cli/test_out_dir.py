@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from judgekit.errors import InputError
 from judgekit.report.outdir import replace_dir
 from tests.cli.helpers import run_file
 from tests.clirun import judgekit
@@ -106,7 +107,7 @@ def test_a_failed_write_leaves_the_old_set_and_no_temp_files(tmp_path: Path) -> 
         (d / "summary.json").write_text("new", encoding="utf-8")
         raise OSError("disk full")
 
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(InputError, match="cannot write: disk full"):  # one line, not a trace
         replace_dir(out, half_then_fail)
     assert (out / "summary.json").read_text(encoding="utf-8") == "old"
     assert _siblings(out) == []
@@ -120,7 +121,8 @@ def test_a_killed_writer_leaves_nothing_the_next_write_keeps(tmp_path: Path) -> 
             f"replace_dir(Path({str(out)!r}), fill)\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).parents[2])
     assert proc.returncode == 9
-    assert len(_siblings(out)) == 1 and not out.exists()  # the killed writer's staging dir
+    left = _siblings(out)  # the killed writer's staging directory and lock
+    assert len(left) == 2 and ".out.judgekit-lock" in left and not out.exists()
     replace_dir(out, lambda d: (d / "summary.json").write_text("{}", encoding="utf-8"))
     assert _siblings(out) == [] and (out / "summary.json").read_text() == "{}"
 

@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from judgekit.testing import FakeAPIServer, Reply
 from tests.clirun import judgekit
-from tests.engine.rawserver import RawServer, trickle
+from tests.engine.rawserver import RawServer, announced, chunked, trickle
 from tests.pairwise.helpers import diff, result, write_runs
 
 MODEL = "anthropic:claude-haiku-4-5"
@@ -110,3 +112,21 @@ def test_a_run_deadline_leaves_later_items_unsent(tmp_path: Path) -> None:
     assert judge["skipped"].get("deadline", 0) >= 1
     assert calls + judge["skipped"]["deadline"] <= 6
 
+
+
+@pytest.mark.parametrize("answer", [announced(200 * 1024 * 1024), chunked(80 * 1024 * 1024)],
+                         ids=["announced", "chunked"])
+def test_an_answer_over_the_bound_is_not_read(tmp_path: Path, answer: object) -> None:
+    with RawServer(answer) as server:  # type: ignore[arg-type]
+        proc = judgekit("judge", _runs(tmp_path, 1), "--no-similarity", "--judge",
+                        "openai:m1", "--base-url", f"{server.url}/v1", "--no-audit",
+                        "--max-retries", "3", "--no-cache", "--out", tmp_path / "out",
+                        timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    judge = json.loads((tmp_path / "out" / "summary.json").read_text())["judge"]
+    # not retried (the same server answers the same), counted as a bad answer
+    assert judge["calls"] == 2 and judge["failed_calls"] == {"bad_answer": 2}
+    reasons = {o["reason"] for r in _records(tmp_path / "out") for o in r["orders"]}
+    assert all("larger than 64 MiB" in r for r in reasons), reasons
+    written = sum(p.stat().st_size for p in (tmp_path / "out").rglob("*") if p.is_file())
+    assert written < 10 * 1024 * 1024

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import judgekit.ingest.cuts as cuts
 import judgekit.ingest.load as load
 from judgekit.errors import InputError
 from judgekit.ingest.jsondoc import stream_document
@@ -113,9 +114,11 @@ def test_large_document_is_read_and_a_huge_result_refused(tmp_path, results, mon
     monkeypatch.setattr(load, "MAX_FILE_BYTES", 1000)  # this file is "too large to read whole"
     assert len(load_runs(path)) == len(results)
     monkeypatch.setattr(load, "MAX_LINE_BYTES", 5000)  # and each result "too long"
+    monkeypatch.setattr(cuts, "READ_FIELD_BYTES", 1 << 30)  # with no string worth cutting
     with pytest.raises(InputError) as exc:
         load_runs(path)
-    assert str(exc.value) == f"{path}: results[0]: longer than 5000 bytes: refused"
+    assert str(exc.value) == (f"{path}: results[0]: longer than 5000 bytes even with its long "
+                              "strings cut: refused")
     other = _write(tmp_path / "other.json", {"config": {"x": "y" * 2000}, "results": {"a": 1}})
     with pytest.raises(InputError, match="over the limit of 1000"):
         load_runs(other)

@@ -19,12 +19,13 @@ PACKAGE = Path(__file__).resolve().parents[2] / "judgekit"
 #: Layer of each top-level part of the package; a module may import only its own layer or lower.
 LAYERS: dict[str, int] = {
     "errors": 0, "io": 0, "stats": 0, "diffs": 0, "infra": 0, "_resources": 0,
-    "gcpause": 0, "jsontext": 0, "omit": 0, "paths": 0, "plugins": 0, "steps": 0, "secretscan": 0,
+    "gcpause": 0, "jsonread": 0, "jsontext": 0, "omit": 0, "paths": 0, "plugins": 0,
+    "steps": 0, "secretscan": 0,
     "ingest": 1,
     "scoring": 2, "index": 2,
     "engine": 3,
     "pairwise": 4, "audit": 4, "execute": 4, "evaluate": 4,
-    "summary": 5, "report": 5, "dataframe": 5, "rejudge": 5,
+    "summary": 5, "report": 5, "dataframe": 5, "rejudge": 5, "review": 5,
     "cli": 6, "__main__": 6,
 }
 #: Not part of the flow: the package's front door and the test support server.

@@ -38,6 +38,7 @@ from judgekit.engine.providers import (
     token_count,
 )
 from judgekit.engine.structured import extract_json
+from judgekit.engine.transport import bounded_transport
 from judgekit.engine.urls import client_url
 from judgekit.engine.types import JudgeRequest, Usage
 
@@ -160,7 +161,9 @@ def vertex_client(config: ProviderSettings, key: str,
 def _client(route: str, api_key: str, base_url: str | None,
             config: ProviderSettings) -> Any:
     http = dict(max_retries=0, timeout=config.timeout,
-                http_client=anthropic.DefaultAsyncHttpxClient(verify=shared_ssl_context()))
+                http_client=anthropic.DefaultAsyncHttpxClient(
+                    transport=bounded_transport(anthropic.DefaultAsyncHttpxClient,
+                                                shared_ssl_context())))
     base_url = client_url(base_url, http)
     if route == "bedrock":
         token = None if api_key == PLACEHOLDER_KEY else api_key

@@ -33,6 +33,7 @@ from judgekit.engine.providers import (
     token_count,
 )
 from judgekit.engine.structured import extract_json
+from judgekit.engine.transport import bounded_transport
 from judgekit.engine.urls import client_url
 from judgekit.engine.types import JudgeRequest, Usage
 
@@ -54,7 +55,9 @@ class OpenAIProvider:
         self._reasoning = self.model.startswith(_REASONING_PREFIXES)
         self._vllm = config.provider == "vllm"
         http = dict(api_key=api_key, max_retries=0, timeout=config.timeout,
-                    http_client=openai.DefaultAsyncHttpxClient(verify=shared_ssl_context()))
+                    http_client=openai.DefaultAsyncHttpxClient(
+                        transport=bounded_transport(openai.DefaultAsyncHttpxClient,
+                                                    shared_ssl_context())))
         base_url = client_url(base_url, http)
         if azure:
             self.pool = ClientPool(lambda: openai.AsyncAzureOpenAI(

@@ -13,10 +13,17 @@ apart (see :mod:`judgekit.ingest.adapters.inspect_arms`); the loader hands every
 every log to :meth:`InspectAdapter.settle` once all are read, which keeps the latest log's
 samples of a retried eval, names the arms left open and says how many samples held no patch
 or no fix.
+
+An ``.eval`` archive is checked before inspect_ai opens it: each member is decompressed as a
+stream and counted, and a member that decompresses to more than :data:`MAX_MEMBER_BYTES` (or
+an archive to more than :data:`MAX_ARCHIVE_BYTES`) refuses the file in one line, before
+anything of it is held in memory: a small archive never fills memory however much it
+claims to hold.
 """
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +44,38 @@ from judgekit.ingest.models import RunResult, Task
 SUFFIXES = (".eval", ".json")
 _HEADER_KEYS = {"version", "status", "eval"}
 ARM_KEY = "arm"
+MAX_MEMBER_BYTES = 256 * 1024 * 1024
+"""Most bytes one member of an ``.eval`` archive may decompress to."""
+MAX_ARCHIVE_BYTES = 1024 * 1024 * 1024
+"""Most bytes all the members of an ``.eval`` archive may decompress to together."""
+_CHUNK = 1 << 20
+
+
+def check_archive(path: Path) -> None:
+    """Refuse an ``.eval`` archive whose members decompress to more than the caps (each
+    counted as it is decompressed, whatever the archive's directory claims); a file that is
+    not a readable zip is left to inspect_ai's reader."""
+    total = 0
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                if info.is_dir():
+                    continue
+                size = 0
+                with archive.open(info) as member:
+                    while chunk := member.read(_CHUNK):
+                        size += len(chunk)
+                        total += len(chunk)
+                        if size > MAX_MEMBER_BYTES:
+                            raise InputError(path, info.filename, "decompresses to more than "
+                                             f"{MAX_MEMBER_BYTES} bytes: refused")
+                        if total > MAX_ARCHIVE_BYTES:
+                            raise InputError(path, info.filename, "the archive decompresses "
+                                             f"to more than {MAX_ARCHIVE_BYTES} bytes: "
+                                             "refused")
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError,
+            OSError, RuntimeError, ValueError):
+        return
 
 
 def _read(path: Path) -> Any:
@@ -45,6 +84,8 @@ def _read(path: Path) -> Any:
     except ImportError:
         raise InputError(path, None, "an Inspect AI log; reading it needs the inspect "
                                      "extra: pip install 'judgekit[inspect]'") from None
+    if path.suffix == ".eval":
+        check_archive(path)
     try:
         return read_eval_log(str(path))
     except Exception as exc:  # inspect_ai raises several kinds for a broken log

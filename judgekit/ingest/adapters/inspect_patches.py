@@ -133,7 +133,7 @@ def _test_list(value: Any) -> str | None:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             return value or None
     if isinstance(value, list):
         return "\n".join(map(str, value)) or None

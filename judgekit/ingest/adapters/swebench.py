@@ -27,11 +27,11 @@ dataset given as a task source (see :mod:`judgekit.ingest.enrich`).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from judgekit.errors import InputError
+from judgekit.io import read_json
 from judgekit.ingest.models import RunResult, Task, TestCounts, TestResult
 from judgekit.ingest.transcripts.link import attach, beside
 from judgekit.paths import contained
@@ -82,13 +82,7 @@ def _is_summary(document: Any) -> bool:
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(path, None, f"cannot read: {exc.__class__.__name__}") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(path, None, f"malformed JSON at line {exc.lineno} column "
-                                     f"{exc.colno}: {exc.msg}") from None
+    return read_json(path)
 
 
 def _read_text(path: Path) -> str | None:
@@ -199,8 +193,8 @@ def _summaries(directory: Path, model: str) -> dict[str, set[str]]:
         if not path.name.startswith(prefix):
             continue
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            doc = read_json(path)
+        except InputError:
             continue
         if _is_summary(doc):
             for key in ("resolved_ids", "unresolved_ids", "empty_patch_ids", "error_ids",

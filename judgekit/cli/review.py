@@ -1,0 +1,70 @@
+"""``judgekit review DIR``: read each verdict beside its evidence, label it blind, then see
+the judge's verdict (docs/review.md)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from judgekit.cli._common import say
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "review", help="a local app to label verdicts blind and see the judge's after",
+        description="Serve a local app over an --out DIR of judge or audit: each compared "
+                    "pair's two solutions side by side (arms hidden, sides shuffled) and "
+                    "each audited result's evidence; label with the keys (a, b, d; 1, 0; j, "
+                    "k; ? shows them); the judge's verdicts are shown once the item is "
+                    "labelled. Labels are appended to DIR/labels/pairwise.jsonl and "
+                    "DIR/labels/audit.jsonl as they are given. Listens on 127.0.0.1 only; "
+                    "the printed URL carries the session's token.")
+    p.add_argument("dir", type=Path, metavar="DIR", help="a directory written by --out")
+    p.add_argument("--port", type=int, default=0, metavar="N",
+                   help="the port on 127.0.0.1 (default: any free port)")
+    p.add_argument("--labeller", default="anonymous", metavar="NAME",
+                   help="whose labels these are (kept with each label; default anonymous)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the sides' shuffle (default: judgekit's fixed seed)")
+    p.add_argument("--no-browser", action="store_true", help="print the URL, open nothing")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import webbrowser
+
+    from judgekit import stats
+    from judgekit.errors import ConfigError
+    from judgekit.review import LabelStore, ReviewServer, ReviewState, load_queue
+
+    if not 0 <= args.port <= 65535:
+        raise ConfigError(f"{{option:port}} {args.port}: not a port number (0 to 65535)")
+    if not args.labeller.strip():
+        raise ConfigError("{option:labeller}: give a name")
+    queue = load_queue(args.dir, stats.DEFAULT_SEED if args.seed is None else args.seed)
+    store = LabelStore(args.dir, args.labeller.strip())
+    if store.torn_lines:
+        say(f"review: {store.torn_lines} label line(s) cut short by a crash were dropped "
+            f"from {store.dir}")
+    if queue.missing_runs:
+        say(f"review: {queue.missing_runs} result(s) of the records are not in runs.jsonl; "
+            "their items show no diff or text")
+    try:
+        server = ReviewServer(ReviewState(queue, store), args.port)
+    except OSError as exc:
+        raise ConfigError(f"{{option:port}} {args.port}: cannot listen on 127.0.0.1 "
+                          f"({exc.strerror or exc})") from None
+    state = server.state
+    done = sum(state.labelled(it) for it in queue.items)
+    say(f"review: {len(queue.items)} item(s), {done} labelled by {store.labeller}; "
+        "stop with Ctrl-C")
+    print(server.url, flush=True)
+    if not args.no_browser:
+        webbrowser.open(server.url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0

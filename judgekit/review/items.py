@@ -1,0 +1,228 @@
+"""The review queue: what is shown of each item before it is labelled, and what is revealed
+after.
+
+A pairwise item is one record of ``pairwise.jsonl``: its two solutions are shown as
+``left`` and ``right``, which of ``arm_a`` / ``arm_b`` goes left decided by a hash of the
+seed, the task and the arms (the same on every start). Its blind view carries the task, the
+two diffs with their test outcomes and F1 against the fix, and nothing that names an arm or
+a verdict. An audit item is one record of ``audit.jsonl``: the texts the judge was shown
+(task description, test output, the diff, the fix, the transcript, named materials); its
+reveal adds the verdict and where each quote of its evidence sits in those texts.
+
+Example:
+    >>> side_flip(0, "t1", "x", "y") in (True, False)
+    True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from judgekit.audit import AuditRecord
+from judgekit.audit.checks import extract_quotes
+from judgekit.ingest import RunResult
+from judgekit.pairwise import PairRecord
+from judgekit.pairwise.verdict import DIMENSIONS
+from judgekit.report.load import load_report_dir
+from judgekit.review.evidence import find_quote
+from judgekit.review.labels import AuditKey, PairKey
+from judgekit.scoring.models import ScoredResult
+
+Side = Literal["left", "right", "draw"]
+
+
+def side_flip(seed: int, task_id: str, arm_a: str, arm_b: str) -> bool:
+    """True when ``arm_b`` is shown on the left."""
+    digest = hashlib.sha256(f"{seed}\0{task_id}\0{arm_a}\0{arm_b}".encode()).digest()
+    return bool(digest[0] & 1)
+
+
+def sha256_of(view: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(view, sort_keys=True).encode()).hexdigest()
+
+
+RunKey = tuple[str, str, int, str]
+
+
+def _run_key(task_id: str, arm: str, attempt: int, run_id: str | None) -> RunKey:
+    return (task_id, arm, attempt, run_id or "")
+
+
+@dataclass
+class PairItem:
+    record: PairRecord
+    flipped: bool
+    blind: dict[str, Any]
+    shown_sha256: str
+
+    kind = "pairwise"
+
+    @property
+    def task_id(self) -> str:
+        return self.record.task_id
+
+    def key(self, dimension: str) -> PairKey:
+        return (self.record.task_id, self.record.arm_a, self.record.arm_b, dimension)
+
+    def arm_of(self, side: str) -> str:
+        left, right = self.sides()
+        return left if side == "left" else right
+
+    def sides(self) -> tuple[str, str]:
+        a, b = self.record.arm_a, self.record.arm_b
+        return (b, a) if self.flipped else (a, b)
+
+    def stored_label(self, side: Side) -> Literal["A", "B", "draw"]:
+        """The label of ``arm_a`` vs ``arm_b`` for a press on ``side`` (the shuffle undone)."""
+        if side == "draw":
+            return "draw"
+        return "A" if self.arm_of(side) == self.record.arm_a else "B"
+
+    def shown_side(self, label: str) -> Side:
+        if label == "draw":
+            return "draw"
+        arm = self.record.arm_a if label == "A" else self.record.arm_b
+        return "left" if self.sides()[0] == arm else "right"
+
+    def reveal(self) -> dict[str, Any]:
+        left, right = self.sides()
+
+        def side_of(winner: str) -> str:
+            return "left" if winner == left else "right" if winner == right else "draw"
+
+        def dims(dimensions: dict[str, Any]) -> dict[str, Any]:
+            out = {}
+            for dim, d in dimensions.items():
+                out[dim] = {"winner": d.winner, "winner_side": side_of(d.winner),
+                            "state": d.state, "position_bias": d.position_bias,
+                            # each order's answer, named by the arm shown first in it
+                            "orders": [
+                                {"first": self.record.arm_a, "answer": d.order1,
+                                 "reasoning": d.reasoning1},
+                                {"first": self.record.arm_b, "answer": d.order2,
+                                 "reasoning": d.reasoning2}]}
+            return out
+
+        return {"left_arm": left, "right_arm": right, "arm_a": self.record.arm_a,
+                "arm_b": self.record.arm_b, "identical": self.record.identical,
+                "verdict": dims(self.record.dimensions),
+                "judges": {name: dims(j.dimensions)
+                           for name, j in (self.record.judges or {}).items()}}
+
+
+@dataclass
+class AuditItem:
+    record: AuditRecord
+    blind: dict[str, Any]
+    shown_sha256: str
+
+    kind = "audit"
+
+    @property
+    def task_id(self) -> str:
+        return self.record.task_id
+
+    def key(self) -> AuditKey:
+        r = self.record
+        return (r.task_id, r.arm, r.attempt, r.run_id or "")
+
+    def reveal(self) -> dict[str, Any]:
+        r = self.record
+        verdict = r.verdict or {}
+        texts = {t["name"]: t["text"] for t in self.blind["texts"]}
+        marks, not_found = [], []
+        for quote in extract_quotes(verdict.get("evidence")):
+            at = find_quote(quote, texts)
+            if at is None:
+                not_found.append(quote)
+            else:
+                marks.append({"quote": quote, "text": at[0], "start": at[1], "end": at[2]})
+        return {"arm": r.arm, "attempt": r.attempt, "state": r.state,
+                "score": verdict.get("score"), "deficiency_type": r.deficiency_type,
+                "verdict": verdict, "evidence_verified": r.evidence_verified,
+                "quotes_not_found_by_judge": r.quotes_not_found, "marks": marks,
+                "quotes_not_found": not_found,
+                "judges": {n: {"score": j.score, "deficiency_type": j.deficiency_type,
+                               "state": j.state} for n, j in (r.judges or {}).items()}}
+
+
+Item = PairItem | AuditItem
+
+
+@dataclass
+class Queue:
+    items: list[Item]
+    #: records whose result is not in runs.jsonl (shown without its texts), counted
+    missing_runs: int = 0
+
+
+def _side(run: RunResult | None, scored: ScoredResult | None) -> dict[str, Any]:
+    return {"diff": (run.agent_diff if run else None) or "",
+            "test_status": scored.test_status if scored else None,
+            "test_reason": scored.test_reason if scored else None,
+            "test_output": (run.test.output if run and run.test else None) or "",
+            "f1": scored.f1 if scored else None,
+            "files": list(scored.files_touched) if scored else []}
+
+
+def _task(run: RunResult | None, task_id: str) -> dict[str, Any]:
+    t = run.task if run else None
+    return {"id": task_id, "repo": t.repo if t else None,
+            "description": (t.description if t else None) or "",
+            "test_command": t.test_command if t else None,
+            "fix": (run.ground_truth_diff if run else None) or ""}
+
+
+def audit_texts(run: RunResult | None) -> list[dict[str, str]]:
+    """The texts an audit's judge was shown and its quotes are searched in, in order."""
+    if run is None:
+        return []
+    blocks = [("task description", run.task.description),
+              ("test command", run.task.test_command),
+              ("harness error", run.harness_error),
+              ("test output", run.test.output if run.test else None),
+              ("agent diff", run.agent_diff), ("fix", run.ground_truth_diff),
+              ("transcript", run.transcript),
+              *sorted(run.materials.items())]
+    return [{"name": name, "text": text} for name, text in blocks if text]
+
+
+def load_queue(out_dir: Path, seed: int) -> Queue:
+    """The queue of an output directory: its pairs, then its audited results."""
+    inputs = load_report_dir(out_dir)
+    runs = {_run_key(r.task.id, r.arm, r.attempt, r.run_id): r for r in inputs.runs}
+    scored = {_run_key(s.task_id, s.arm, s.attempt, s.run_id): s
+              for s in inputs.summary.results}
+    missing = 0
+
+    def lookup(task_id: str, arm: str, attempt: int, run_id: str | None
+               ) -> tuple[RunResult | None, ScoredResult | None]:
+        nonlocal missing
+        k = _run_key(task_id, arm, attempt, run_id)
+        run = runs.get(k)
+        if run is None:
+            missing += 1
+        return run, scored.get(k)
+
+    items: list[Item] = []
+    for rec in inputs.pairwise:
+        ra, sa = lookup(rec.task_id, rec.arm_a, rec.attempt_a, rec.run_id_a)
+        rb, sb = lookup(rec.task_id, rec.arm_b, rec.attempt_b, rec.run_id_b)
+        flipped = side_flip(seed, rec.task_id, rec.arm_a, rec.arm_b)
+        a, b = _side(ra, sa), _side(rb, sb)
+        dims = [d for d in DIMENSIONS if d in rec.dimensions] or list(rec.dimensions)
+        blind: dict[str, Any] = {
+            "kind": "pairwise", "task": _task(ra or rb, rec.task_id),
+            "left": b if flipped else a, "right": a if flipped else b, "dimensions": dims}
+        items.append(PairItem(rec, flipped, blind, sha256_of(blind)))
+    for arec in inputs.audit:
+        run, _ = lookup(arec.task_id, arec.arm, arec.attempt, arec.run_id)
+        shown: dict[str, Any] = {
+            "kind": "audit", "task": _task(run, arec.task_id),
+            "test_status": arec.test_status, "texts": audit_texts(run)}
+        items.append(AuditItem(arec, shown, sha256_of(shown)))
+    return Queue(items, missing)

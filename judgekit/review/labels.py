@@ -1,0 +1,171 @@
+"""Labels that survive anything: one JSON line per label, appended and synced as it is given.
+
+``labels/pairwise.jsonl`` holds :class:`~judgekit.pairwise.gold.GoldLabel` lines (what
+``judgekit schema pairwise-label`` describes, with ``labeller``, ``time`` and
+``shown_sha256``); ``labels/audit.jsonl`` holds :class:`AuditLabel` lines. A later line for
+the same item by the same labeller supersedes an earlier one. A line cut short by a crash
+(the server acknowledges a label only after it is synced) is dropped on the next start and
+counted.
+
+Example:
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> store = LabelStore(Path(tempfile.mkdtemp()), "ana")
+    >>> _ = store.add_pairwise("t1", "x", "y", "minimality", "B", shown_sha256="00")
+    >>> _ = store.add_pairwise("t1", "x", "y", "minimality", "draw", shown_sha256="00")
+    >>> store.pairwise[("t1", "x", "y", "minimality")].label
+    'draw'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from judgekit.errors import InputError
+from judgekit.pairwise.gold import GoldLabel, Label
+
+PAIRWISE_FILE = "pairwise.jsonl"
+AUDIT_FILE = "audit.jsonl"
+PairKey = tuple[str, str, str, str]
+"""(task id, arm_a, arm_b, dimension) as the record names the arms."""
+AuditKey = tuple[str, str, int, str]
+"""(task id, arm, attempt, run id or "")."""
+
+
+class AuditLabel(BaseModel):
+    """One person's verdict on one audited result: 1, a defect of the task; 0, the agent's
+    fault."""
+
+    task_id: str = Field(min_length=1)
+    arm: str = Field(min_length=1)
+    attempt: int = 0
+    run_id: str | None = None
+    label: Literal[0, 1] = Field(description="1: a defect of the task caused the failure; "
+                                             "0: the failure is the agent's.")
+    category: str | None = Field(None, description="The rubric category, when given.")
+    labeller: str
+    time: str
+    shown_sha256: str
+
+    def key(self) -> AuditKey:
+        return (self.task_id, self.arm, self.attempt, self.run_id or "")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _read_lines(path: Path) -> tuple[list[tuple[int, dict[str, object]]], int]:
+    """The JSON objects of ``path`` with their line numbers, and how many torn lines (a
+    last line without its newline, left by a crash) were cut off the file."""
+    if not path.is_file():
+        return [], 0
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read ({exc.strerror or exc})") from None
+    torn = 0
+    if data and not data.endswith(b"\n"):
+        keep = data.rfind(b"\n") + 1
+        with path.open("r+b") as fh:  # never acknowledged: the server syncs before it answers
+            fh.truncate(keep)
+            fh.flush()
+            os.fsync(fh.fileno())
+        data, torn = data[:keep], 1
+    rows = []
+    for n, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(path, f"line {n}", f"malformed JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise InputError(path, f"line {n}", "expected a JSON object")
+        rows.append((n, obj))
+    return rows, torn
+
+
+def _append(path: Path, line: str) -> None:
+    """Append one line and sync it (and, for a new file, its directory) before returning."""
+    new = not path.exists()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line.encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if new:
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+
+class LabelStore:
+    """The labels of one output directory: every labeller's, the effective one per item and
+    labeller (the last given), and appends for ``labeller``."""
+
+    def __init__(self, out_dir: Path, labeller: str) -> None:
+        self.dir = out_dir / "labels"
+        self.labeller = labeller
+        self.torn_lines = 0
+        self._lock = threading.Lock()
+        self.pairwise: dict[PairKey, GoldLabel] = {}
+        self.audit: dict[AuditKey, AuditLabel] = {}
+        rows, torn = _read_lines(self.dir / PAIRWISE_FILE)
+        self.torn_lines += torn
+        for n, obj in rows:
+            g = self._validate(GoldLabel, obj, self.dir / PAIRWISE_FILE, n)
+            if g.labeller == labeller:
+                self.pairwise[(g.task_id, g.arm_a, g.arm_b, g.dimension)] = g
+        rows, torn = _read_lines(self.dir / AUDIT_FILE)
+        self.torn_lines += torn
+        for n, obj in rows:
+            a = self._validate(AuditLabel, obj, self.dir / AUDIT_FILE, n)
+            if a.labeller == labeller:
+                self.audit[a.key()] = a
+
+    @staticmethod
+    def _validate(model: type[BaseModel], obj: dict[str, object], path: Path, n: int):  # type: ignore[no-untyped-def]
+        try:
+            return model.model_validate(obj)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(x) for x in err["loc"]) or None
+            raise InputError(path, f"line {n}: {field}" if field else f"line {n}",
+                             err["msg"]) from None
+
+    def add_pairwise(self, task_id: str, arm_a: str, arm_b: str, dimension: str,
+                     label: Label, *, shown_sha256: str) -> GoldLabel:
+        g = GoldLabel(task_id=task_id, arm_a=arm_a, arm_b=arm_b,
+                      dimension=dimension,  # type: ignore[arg-type]
+                      label=label, note=None, labeller=self.labeller, time=_now(),
+                      shown_sha256=shown_sha256)
+        line = json.dumps(g.model_dump(mode="json", exclude_none=True)) + "\n"
+        with self._lock:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            _append(self.dir / PAIRWISE_FILE, line)
+            self.pairwise[(task_id, arm_a, arm_b, dimension)] = g
+        return g
+
+    def add_audit(self, key: AuditKey, label: Literal[0, 1], *, category: str | None,
+                  shown_sha256: str) -> AuditLabel:
+        task_id, arm, attempt, run_id = key
+        a = AuditLabel(task_id=task_id, arm=arm, attempt=attempt, run_id=run_id or None,
+                       label=label, category=category, labeller=self.labeller, time=_now(),
+                       shown_sha256=shown_sha256)
+        line = json.dumps(a.model_dump(mode="json", exclude_none=True)) + "\n"
+        with self._lock:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            _append(self.dir / AUDIT_FILE, line)
+            self.audit[key] = a
+        return a

@@ -1,0 +1,224 @@
+"""The review app's HTTP server: 127.0.0.1 only, a token for every data request, its own
+origin only, a strict content security policy.
+
+Routes: ``GET /?token=T`` the page; ``GET /static/NAME`` its script and style (no data);
+``GET /api/queue``, ``GET /api/item?i=N`` and ``POST /api/label`` with the token in the
+``X-Review-Token`` header. A request whose ``Host`` is not the app's address, whose
+``Origin`` is another site's, or that lacks the token is answered 403 and changes nothing.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from judgekit.review.items import AuditItem, Item, PairItem, Queue
+from judgekit.review.labels import LabelStore
+
+HOST = "127.0.0.1"
+TOKEN_HEADER = "X-Review-Token"
+MAX_BODY = 16_384
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+       "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+STATIC = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"}
+
+
+STATIC_DIR = Path(__file__).with_name("static")
+
+
+def _static(name: str) -> bytes:
+    return (STATIC_DIR / name).read_bytes()
+
+
+class ReviewState:
+    """The queue, the labels and how one item looks to the labeller."""
+
+    def __init__(self, queue: Queue, store: LabelStore) -> None:
+        self.queue = queue
+        self.store = store
+
+    def labelled(self, item: Item) -> bool:
+        if isinstance(item, PairItem):
+            return all(item.key(d) in self.store.pairwise for d in item.blind["dimensions"])
+        return item.key() in self.store.audit
+
+    def first_unlabelled(self) -> int | None:
+        return next((i for i, it in enumerate(self.queue.items) if not self.labelled(it)),
+                    None)
+
+    def queue_view(self) -> dict[str, Any]:
+        items = [{"i": i, "kind": it.kind, "task_id": it.task_id,
+                  "labelled": self.labelled(it)} for i, it in enumerate(self.queue.items)]
+        return {"labeller": self.store.labeller, "total": len(items),
+                "first_unlabelled": self.first_unlabelled(), "items": items}
+
+    def item_view(self, i: int) -> dict[str, Any]:
+        item = self.queue.items[i]
+        done = self.labelled(item)
+        out: dict[str, Any] = {"i": i, "total": len(self.queue.items), "kind": item.kind,
+                               "view": item.blind, "labelled": done}
+        if isinstance(item, PairItem):
+            out["labels"] = {d: item.shown_side(self.store.pairwise[item.key(d)].label)
+                             for d in item.blind["dimensions"]
+                             if item.key(d) in self.store.pairwise}
+        else:
+            got = self.store.audit.get(item.key())
+            out["label"] = got.label if got else None
+        if done:  # only now: the arms' names and the judge's verdicts
+            out["reveal"] = item.reveal()
+        return out
+
+    def label(self, body: dict[str, Any]) -> dict[str, Any]:
+        i = body.get("i")
+        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(self.queue.items):
+            raise ValueError("i: no such item")
+        item = self.queue.items[i]
+        choice = body.get("choice")
+        if isinstance(item, PairItem):
+            dim = body.get("dimension")
+            if not isinstance(dim, str) or dim not in item.blind["dimensions"]:
+                raise ValueError("dimension: not one of the item's dimensions")
+            if choice not in ("left", "right", "draw"):
+                raise ValueError("choice: not left, right or draw")
+            r = item.record
+            self.store.add_pairwise(r.task_id, r.arm_a, r.arm_b, dim,
+                                    item.stored_label(choice), shown_sha256=item.shown_sha256)
+        else:
+            assert isinstance(item, AuditItem)
+            if choice not in (0, 1) or isinstance(choice, bool):
+                raise ValueError("choice: not 0 or 1")
+            category = body.get("category")
+            self.store.add_audit(item.key(), choice,
+                                 category=category if isinstance(category, str) else None,
+                                 shown_sha256=item.shown_sha256)
+        return self.item_view(i)
+
+
+class ReviewServer(ThreadingHTTPServer):
+    """Serves one :class:`ReviewState` on 127.0.0.1:``port`` (0: any free port)."""
+
+    daemon_threads = True
+
+    def __init__(self, state: ReviewState, port: int = 0) -> None:
+        self.state = state
+        self.token = secrets.token_urlsafe(24)
+        self.write_lock = threading.Lock()
+        super().__init__((HOST, port), _Handler)
+
+    @property
+    def port(self) -> int:
+        return int(self.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}/?token={self.token}"
+
+    def own_hosts(self) -> set[str]:
+        return {f"{HOST}:{self.port}", f"localhost:{self.port}"}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: ReviewServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass  # requests carry the token in their URL: never logged
+
+    # -- responses ---------------------------------------------------------------------
+    def _send(self, code: int, body: bytes, ctype: str) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Content-Security-Policy", CSP)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("X-Frame-Options", "DENY")
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _json(self, code: int, obj: Any) -> None:
+        self._send(code, json.dumps(obj).encode(), "application/json; charset=utf-8")
+
+    def _refuse(self, code: int, why: str) -> None:
+        self._json(code, {"error": why})
+
+    # -- checks ------------------------------------------------------------------------
+    def _own_request(self) -> bool:
+        """The Host is the app's and the Origin, when sent, is the app's own."""
+        if self.headers.get("Host", "") not in self.server.own_hosts():
+            return False
+        origin = self.headers.get("Origin")
+        if origin is not None and origin.removeprefix("http://") not in \
+                self.server.own_hosts():
+            return False
+        return self.headers.get("Sec-Fetch-Site", "same-origin") in ("same-origin", "none")
+
+    def _token_ok(self, given: str | None) -> bool:
+        return given is not None and hmac.compare_digest(given.encode(),
+                                                         self.server.token.encode())
+
+    # -- routes ------------------------------------------------------------------------
+    def do_GET(self) -> None:  # noqa: N802
+        if not self._own_request():
+            return self._refuse(403, "foreign host or origin")
+        url = urlsplit(self.path)
+        query = parse_qs(url.query)
+        if url.path == "/":
+            if not self._token_ok(next(iter(query.get("token") or []), None)):
+                return self._refuse(403, "token required")
+            return self._send(200, _static("index.html"), "text/html; charset=utf-8")
+        if url.path.startswith("/static/") and url.path[8:] in STATIC:
+            name = url.path[8:]
+            return self._send(200, _static(name), STATIC[name])
+        if not url.path.startswith("/api/"):
+            return self._refuse(404, "not found")
+        if not self._token_ok(self.headers.get(TOKEN_HEADER)):
+            return self._refuse(403, "token required")
+        state = self.server.state
+        if url.path == "/api/queue":
+            return self._json(200, state.queue_view())
+        if url.path == "/api/item":
+            try:
+                i = int((query.get("i") or [""])[0])
+            except ValueError:
+                return self._refuse(400, "i: not a number")
+            if not 0 <= i < len(state.queue.items):
+                return self._refuse(404, "no such item")
+            return self._json(200, state.item_view(i))
+        return self._refuse(404, "not found")
+
+    def do_POST(self) -> None:  # noqa: N802
+        if not self._own_request():
+            return self._refuse(403, "foreign host or origin")
+        if not self._token_ok(self.headers.get(TOKEN_HEADER)):
+            return self._refuse(403, "token required")
+        if urlsplit(self.path).path != "/api/label":
+            return self._refuse(404, "not found")
+        if self.headers.get_content_type() != "application/json":
+            return self._refuse(415, "expected application/json")
+        try:
+            length = int(self.headers.get("Content-Length", "0"))
+        except ValueError:
+            return self._refuse(400, "bad Content-Length")
+        if not 0 < length <= MAX_BODY:
+            return self._refuse(413 if length > MAX_BODY else 400, "body size")
+        try:
+            body = json.loads(self.rfile.read(length))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return self._refuse(400, "malformed JSON")
+        if not isinstance(body, dict):
+            return self._refuse(400, "expected a JSON object")
+        try:
+            with self.server.write_lock:
+                view = self.server.state.label(body)
+        except ValueError as exc:
+            return self._refuse(400, str(exc))
+        return self._json(200, view)

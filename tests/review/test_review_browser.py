@@ -1,0 +1,216 @@
+"""``judgekit review`` in headless Chromium: keys label every comparison blind, labels survive
+``kill -9``, ``calibrate`` reads them, audits show their quotes in place, markup never runs.
+
+Screenshots of the main views are kept in the test's directory (and under
+``$JUDGEKIT_ARTIFACTS`` when set).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+from pathlib import Path
+
+import jsonschema
+
+from tests.clirun import judgekit
+from tests.review.cdp import Browser
+from tests.review.conftest import (
+    BASE,
+    CTX,
+    N_TASKS,
+    REASON,
+    Served,
+    free_port,
+    start_review,
+)
+
+DIMS = ("consistency", "completeness", "minimality")
+LABELLED_CELLS = ("[...document.querySelectorAll('td.label')]"
+                  ".filter(td => td.textContent !== '—').length")
+
+
+def _listeners(port: int) -> list[str]:
+    """Local addresses (hex, as /proc/net shows them) listening on ``port``."""
+    found = []
+    for name in ("tcp", "tcp6"):
+        path = Path("/proc/net") / name
+        if not path.exists():
+            continue
+        for line in path.read_text().splitlines()[1:]:
+            fields = line.split()
+            addr, hexport = fields[1].split(":")
+            if fields[3] == "0A" and int(hexport, 16) == port:
+                found.append(addr)
+    return found
+
+
+def _not_revealed(dom: str) -> None:
+    for secret in (BASE, CTX, REASON):
+        assert secret not in dom, f"{secret} is in the page before the item is labelled"
+
+
+def _no_script_ran(b: Browser) -> None:
+    assert b.eval("typeof window.__pwned") == "undefined"
+
+
+def _left_arm(b: Browser) -> str:
+    """Which arm's solution is on the left, read off its diff (each arm's marker differs)."""
+    text = b.eval("document.querySelector('.side.left pre.diff').textContent")
+    return BASE if "plainfix" in text else CTX
+
+
+class Labeller:
+    """Presses keys and remembers which arm each press chose."""
+
+    def __init__(self, b: Browser) -> None:
+        self.b = b
+        self.chosen: dict[tuple[str, str], str] = {}  # (task, dimension) -> arm or draw
+
+    def label_item(self, i: int, *, move_with_j: bool, shot: str | None = None) -> None:
+        b = self.b
+        if move_with_j:
+            b.press("j")
+            b.wait_for(f"document.body.dataset.item === '{i}' && "
+                       "document.body.dataset.state === 'blind'")
+            _not_revealed(b.dom())
+        for k, dim in enumerate(DIMS):
+            key = "abd"[(i + k) % 3]
+            b.press(key)  # on a revealed item, a label key goes to the next one and labels it
+            b.wait_for(f"document.body.dataset.item === '{i}' && {LABELLED_CELLS} === {k + 1}")
+            if k < 2:
+                assert b.eval("document.body.dataset.state") == "blind"
+                _not_revealed(b.dom())
+            task = b.eval("document.querySelector('main h2').textContent").rsplit(" ", 1)[1]
+            left = _left_arm(b)
+            right = CTX if left == BASE else BASE
+            self.chosen[(task, dim)] = {"a": left, "b": right, "d": "draw"}[key]
+        b.wait_for("document.body.dataset.state === 'revealed'")
+        dom = b.dom()
+        assert BASE in dom and CTX in dom and REASON in dom  # revealed once labelled
+        _no_script_ran(b)
+        if shot:
+            b.screenshot(shot)
+
+
+def _effective(path: Path) -> dict[tuple[str, str, str, str], dict]:
+    got = {}
+    for line in path.read_text().splitlines():
+        row = json.loads(line)
+        got[(row["task_id"], row["arm_a"], row["arm_b"], row["dimension"])] = row
+    return got
+
+
+def test_keys_label_every_comparison_blind_and_labels_survive_kill_9(
+        judged_out: Path, tmp_path: Path, servers: list[Served]) -> None:
+    out = Path(shutil.copytree(judged_out, tmp_path / "out"))
+    labels = out / "labels" / "pairwise.jsonl"
+    records = [json.loads(x) for x in (out / "pairwise.jsonl").read_text().splitlines()]
+    assert len(records) == N_TASKS
+    port = free_port()
+    served = start_review(out, port)
+    servers.append(served)
+    assert _listeners(port) == ["0100007F"]  # 127.0.0.1 and nothing else
+
+    b = Browser(tmp_path / "browser")
+    try:
+        b.goto(served.url)
+        b.wait_for("document.body.dataset.state === 'blind'")
+        assert b.eval("document.body.dataset.item") == "0"
+        _not_revealed(b.dom())
+        _no_script_ran(b)
+        assert "<script>" in b.eval("document.querySelector('pre.description').textContent")
+        b.screenshot("pairwise-blind")
+        b.press("?")
+        b.wait_for("!document.getElementById('help').hidden")
+        b.screenshot("keys")
+        b.press("?")
+        who = Labeller(b)
+        for i in range(5):
+            who.label_item(i, move_with_j=i % 2 == 1, shot="pairwise-revealed" if i == 0 else None)
+        assert len(_effective(labels)) == 15
+
+        served.proc.send_signal(signal.SIGKILL)
+        served.proc.wait()
+        assert len(_effective(labels)) == 15  # every label given is in the file
+        served = start_review(out, port)
+        servers.append(served)
+        b.goto(served.url)
+        b.wait_for("document.body.dataset.state === 'blind'")
+        assert b.eval("document.body.dataset.item") == "5"  # the first unlabelled item
+        _not_revealed(b.dom())
+        for i in range(5, N_TASKS):  # item 5 is open already
+            who.label_item(i, move_with_j=i % 2 == 0 and i > 5)
+        b.press("a")  # nothing is left to label: nothing more is written
+        b.wait_for("document.getElementById('status').textContent.includes('every item')")
+    finally:
+        b.close()
+
+    schema = json.loads(judgekit("schema", "pairwise-label").stdout)
+    effective = _effective(labels)
+    assert len(effective) == N_TASKS * len(DIMS)
+    for rec in records:
+        for dim in DIMS:
+            row = effective[(rec["task_id"], rec["arm_a"], rec["arm_b"], dim)]
+            jsonschema.validate(row, schema)
+            winner = who.chosen[(rec["task_id"], dim)]
+            assert row["label"] == ("draw" if winner == "draw" else
+                                    "A" if winner == rec["arm_a"] else "B")
+            assert row["labeller"] == "anonymous" and len(row["shown_sha256"]) == 64
+
+    by_default = judgekit("calibrate", out, "--json")
+    assert by_default.returncode == 0, by_default.stderr
+    named = judgekit("calibrate", out, "--labels", labels, "--json")
+    assert named.returncode == 0, named.stderr
+    assert json.loads(by_default.stdout) == json.loads(named.stdout)
+    assert json.loads(named.stdout)["n_labels"] == N_TASKS * len(DIMS)
+
+
+def test_audit_labels_with_1_and_0_and_the_quotes_are_marked(
+        audited_out: Path, tmp_path: Path, servers: list[Served]) -> None:
+    out = Path(shutil.copytree(audited_out, tmp_path / "out"))
+    records = [json.loads(x) for x in (out / "audit.jsonl").read_text().splitlines()]
+    served = start_review(out, free_port(), "--labeller", "ana")
+    servers.append(served)
+    b = Browser(tmp_path / "browser")
+    given = {}
+    try:
+        b.goto(served.url)
+        b.wait_for("document.body.dataset.state === 'blind' && "
+                   "document.body.dataset.kind === 'audit'")
+        for i, rec in enumerate(records):
+            if i:
+                b.press("j")
+                b.wait_for(f"document.body.dataset.item === '{i}'")
+            dom = b.dom()
+            for secret in (rec["verdict"]["existence_reasoning"],
+                           rec["verdict"]["causation_reasoning"]):
+                assert secret not in dom
+            assert not b.eval("document.querySelectorAll('mark').length")
+            if i == 0:
+                b.screenshot("audit-blind")
+            key = "1" if i % 2 == 0 else "0"
+            b.press(key)
+            b.wait_for(f"document.body.dataset.item === '{i}' && "
+                       "document.body.dataset.state === 'revealed'")
+            given[(rec["task_id"], rec["arm"])] = int(key)
+            assert rec["evidence_verified"]
+            marks = b.eval("[...document.querySelectorAll('mark.quote')]"
+                           ".map(m => [m.textContent, m.title])")
+            evidence = rec["verdict"]["evidence"]
+            quotes = evidence if isinstance(evidence, list) else [evidence]
+            assert len(marks) == len(quotes)  # one mark per verified quote
+            for text, quote in marks:
+                bare = quote.strip('"')
+                assert text.casefold() == bare.casefold(), (text, quote)
+            if i == 2:
+                b.screenshot("audit-revealed")
+    finally:
+        b.close()
+    rows = [json.loads(x) for x in (out / "labels" / "audit.jsonl").read_text().splitlines()]
+    assert {(r["task_id"], r["arm"]): r["label"] for r in rows} == given
+    assert all(r["labeller"] == "ana" for r in rows)
+    assert not (out / "labels" / "pairwise.jsonl").exists()
+    assert os.path.getsize(out / "labels" / "audit.jsonl") > 0

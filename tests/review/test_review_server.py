@@ -1,0 +1,142 @@
+"""The review server refuses what is not its own page's, and labels are kept whatever
+happens: a refused request writes nothing, a later label supersedes, a torn line is dropped."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from judgekit.pairwise.gold import read_gold
+from judgekit.review.evidence import find_quote
+from judgekit.review.labels import LabelStore
+from tests.clirun import judgekit
+from tests.review.conftest import Served, free_port, start_review
+
+LABEL = {"i": 0, "dimension": "consistency", "choice": "left"}
+
+
+def _post(port: int, body: object, headers: dict[str, str]) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("POST", "/api/label", body=json.dumps(body).encode(),
+                     headers={"Content-Type": "application/json", **headers})
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+def _get(port: int, path: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("GET", path, headers=headers)
+        resp = conn.getresponse()
+        return resp.status, dict(resp.getheaders()), resp.read()
+    finally:
+        conn.close()
+
+
+def test_a_label_without_the_token_or_from_another_origin_or_host_is_refused(
+        judged_out: Path, tmp_path: Path, servers: list[Served]) -> None:
+    out = Path(shutil.copytree(judged_out, tmp_path / "out"))
+    s = start_review(out, free_port())
+    servers.append(s)
+    own = f"127.0.0.1:{s.port}"
+    labels = out / "labels" / "pairwise.jsonl"
+    assert _post(s.port, LABEL, {"Host": own}) == 403  # no token
+    assert _post(s.port, LABEL, {"Host": own, "X-Review-Token": "wrong"}) == 403
+    assert _post(s.port, LABEL, {"Host": own, "X-Review-Token": s.token,
+                                 "Origin": "http://evil.example"}) == 403
+    assert _post(s.port, LABEL, {"Host": f"evil.example:{s.port}",
+                                 "X-Review-Token": s.token}) == 403  # DNS rebinding
+    assert _post(s.port, LABEL, {"Host": own, "X-Review-Token": s.token,
+                                 "Origin": f"http://127.0.0.1:{s.port + 1}"}) == 403
+    assert not labels.exists()  # nothing written
+    assert _get(s.port, "/api/item?i=0", {"Host": own})[0] == 403  # reading needs it too
+    assert _get(s.port, "/?token=wrong", {"Host": own})[0] == 403
+    assert _post(s.port, LABEL, {"Host": own, "X-Review-Token": s.token,
+                                 "Origin": f"http://{own}"}) == 200
+    assert len(labels.read_text().splitlines()) == 1
+
+
+def test_every_answer_has_a_strict_content_security_policy(
+        judged_out: Path, servers: list[Served]) -> None:
+    s = start_review(judged_out, free_port())
+    servers.append(s)
+    status, headers, body = _get(s.port, f"/?token={s.token}", {"Host": f"127.0.0.1:{s.port}"})
+    assert status == 200 and b"<script src=\"/static/app.js\">" in body
+    csp = headers["Content-Security-Policy"]
+    assert "default-src 'none'" in csp and "script-src 'self'" in csp
+    assert "unsafe-inline" not in csp
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["Referrer-Policy"] == "no-referrer"
+    assert b"innerHTML" not in (Path(__file__).parents[2] / "judgekit" / "review" / "static" /
+                                "app.js").read_bytes()
+
+
+def test_a_later_label_by_the_same_labeller_supersedes_and_calibrate_reads_the_last(
+        tmp_path: Path) -> None:
+    store = LabelStore(tmp_path, "ana")
+    store.add_pairwise("t1", "x", "y", "minimality", "A", shown_sha256="0" * 64)
+    store.add_pairwise("t1", "x", "y", "minimality", "B", shown_sha256="0" * 64)
+    other = LabelStore(tmp_path, "bo")
+    assert not other.pairwise  # each labeller's own
+    again = LabelStore(tmp_path, "ana")
+    assert again.pairwise[("t1", "x", "y", "minimality")].label == "B"
+    gold = read_gold(tmp_path / "labels" / "pairwise.jsonl")
+    assert gold.rows == 2 and [g.label for g in gold.labels.values()] == ["B"]
+
+
+def test_a_line_torn_by_a_crash_is_dropped_and_counted(tmp_path: Path) -> None:
+    store = LabelStore(tmp_path, "ana")
+    store.add_pairwise("t1", "x", "y", "minimality", "A", shown_sha256="0" * 64)
+    path = tmp_path / "labels" / "pairwise.jsonl"
+    with path.open("a") as fh:
+        fh.write('{"task_id": "t2", "arm_a"')  # killed mid-write, never acknowledged
+    again = LabelStore(tmp_path, "ana")
+    assert again.torn_lines == 1 and list(again.pairwise) == [("t1", "x", "y", "minimality")]
+    again.add_pairwise("t2", "x", "y", "minimality", "draw", shown_sha256="0" * 64)
+    assert len(read_gold(path).labels) == 2
+
+
+def test_calibrate_without_labels_names_the_missing_file(judged_out: Path,
+                                                         tmp_path: Path) -> None:
+    out = Path(shutil.copytree(judged_out, tmp_path / "out"))
+    proc = judgekit("calibrate", out, "--json")
+    assert proc.returncode == 2
+    assert "--labels" in proc.stderr and "pairwise.jsonl" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("quote, where", [
+    ('"division  by zero"', ("test output", "Division by zero")),
+    ("ZeroDivisionError ... by zero", ("test output", "ZeroDivisionError: Division by zero")),
+    ('"not there at all"', None),
+])
+def test_a_quote_is_found_where_the_audit_verified_it(
+        quote: str, where: tuple[str, str] | None) -> None:
+    texts = {"task description": "div crashes", "test output":
+             "E   ZeroDivisionError: Division by zero\nFAILED"}
+    got = find_quote(quote, texts)
+    if where is None:
+        assert got is None
+    else:
+        name, start, end = got  # type: ignore[misc]
+        assert (name, texts[name][start:end]) == where
+
+
+def test_a_bad_labels_file_is_one_line_naming_the_file_and_field_and_is_kept(
+        judged_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(judged_out, tmp_path / "out"))
+    (out / "labels").mkdir()
+    bad = out / "labels" / "pairwise.jsonl"
+    bad.write_text('{"task_id": "t0", "arm_b": "x", "dimension": "minimality", "label": "A"}\n')
+    before = bad.read_bytes()
+    proc = judgekit("review", out, "--no-browser", "--port", str(free_port()), timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip().splitlines() == [
+        f"judgekit: error: {bad}: line 1: arm_a: Field required"]
+    assert bad.read_bytes() == before
