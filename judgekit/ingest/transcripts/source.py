@@ -8,12 +8,12 @@ Example:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from judgekit.errors import InputError
+from judgekit.jsonread import loads
 from judgekit.ingest.transcripts.model import Transcript
 
 
@@ -35,15 +35,15 @@ class Source:
         stripped = text.strip()
         if stripped[:1] in ("{", "["):
             try:
-                source.document = json.loads(stripped)
+                source.document = loads(stripped, path)
                 return source
-            except (ValueError, RecursionError):
+            except InputError:
                 pass
             lines = [line for line in stripped.splitlines() if line.strip()]
             for line in lines:
                 try:
-                    event = json.loads(line)
-                except (ValueError, RecursionError):
+                    event = loads(line, path)
+                except InputError:
                     source.bad_lines += 1
                     continue
                 if isinstance(event, dict):
