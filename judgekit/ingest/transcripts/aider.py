@@ -13,28 +13,32 @@ from __future__ import annotations
 import re
 
 from judgekit.ingest.transcripts.build import Builder, seconds_between
-from judgekit.ingest.transcripts.model import Role, Transcript
+from judgekit.ingest.transcripts.model import ExitStatus, Role, Transcript
 from judgekit.ingest.transcripts.source import Source
 
 _STARTED = re.compile(r"^# aider chat started at (\S+ \S+)", re.M)
 _LLM_HEAD = re.compile(r"^(TO LLM|LLM RESPONSE) (\d{4}-\d\d-\d\dT[\d:]+)\s*$", re.M)
-_TOKENS = re.compile(r"Tokens: ([\d.]+)(k?) sent(?:, ([\d.]+)(k?) cache (?:write|hit)[^,]*)*"
-                     r"(?:, ([\d.]+)(k?) cache hit)?, ([\d.]+)(k?) received\."
-                     r"(?: Cost: \$([\d.]+) message, \$([\d.]+) session\.)?")
+_TOKENS = re.compile(r"^Tokens: ([\d.,]+)(k?) sent\b")
+_RECEIVED = re.compile(r"\b([\d.,]+)(k?) received\b")
+_CACHE_HIT = re.compile(r"\b([\d.,]+)(k?) cache hit\b")
+_SESSION_COST = re.compile(r"\$([\d.]+) session\b")
 _EDIT = re.compile(r"^Applied edit to (.+?)\s*$")
 _RUN = re.compile(r"^Running (.+?)\s*$")
 _ROLES: dict[str, Role] = {"SYSTEM": "system", "USER": "user", "ASSISTANT": "assistant"}
 
 
-def _number(value: str | None, k: str | None) -> int:
-    return 0 if not value else round(float(value) * (1000 if k else 1))
+def _number(match: re.Match[str] | None) -> int:
+    """``5,244`` or ``2.3k`` as a count."""
+    if match is None:
+        return 0
+    return round(float(match.group(1).replace(",", "")) * (1000 if match.group(2) else 1))
 
 
 class AiderReader:
     name = "aider"
 
     def detect(self, source: Source) -> bool:
-        head = source.text[:2000]
+        head = source.text[:65536]
         return bool(_STARTED.search(head) or _LLM_HEAD.match(head.lstrip()))
 
     def read(self, source: Source) -> Transcript:
@@ -44,10 +48,12 @@ class AiderReader:
 
     def _chat_history(self, source: Source) -> Transcript:
         b = Builder(self.name)
-        tokens_in = tokens_out = 0
-        seen_tokens = False
-        cost = None
+        tokens_in = tokens_out = cache_hit = 0
+        seen_tokens = interrupted = False
+        cost = None  # the sum of each aider session's last "$X session"
+        session_cost: float | None = None
         reply: list[str] = []
+        user_open = False
         last_shell: int | None = None
         starts = _STARTED.findall(source.text)
 
@@ -60,14 +66,25 @@ class AiderReader:
         for line in source.text.splitlines():
             if line.startswith("# aider chat started at"):
                 flush()
+                if session_cost is not None:
+                    cost = (cost or 0.0) + session_cost
+                session_cost = None
                 continue
-            if line.startswith("#### "):
+            if line.startswith("####"):
                 flush()
-                b.say("user", line[5:])
+                text = line[5:].rstrip()
+                if user_open:  # one input of several lines
+                    b.extend_last(text, [])
+                else:
+                    b.say("user", text or " ")
+                user_open = True
                 continue
+            user_open = False
             if line.startswith(">"):
                 flush()
                 note = line[1:].strip()
+                if note:
+                    interrupted = note.startswith("^C KeyboardInterrupt")
                 edit, run = _EDIT.match(note), _RUN.match(note)
                 tokens = _TOKENS.search(note)
                 if edit:
@@ -78,10 +95,12 @@ class AiderReader:
                     b.attach_to_last_turn(last_shell)
                 elif tokens:
                     seen_tokens = True
-                    tokens_in += _number(tokens.group(1), tokens.group(2))
-                    tokens_out += _number(tokens.group(7), tokens.group(8))
-                    if tokens.group(10):
-                        cost = float(tokens.group(10))
+                    tokens_in += _number(tokens)
+                    tokens_out += _number(_RECEIVED.search(note))
+                    cache_hit += _number(_CACHE_HIT.search(note))
+                    spent = _SESSION_COST.search(note)
+                    if spent:
+                        session_cost = float(spent.group(1))
                 elif last_shell is not None and note:
                     call = b.calls[last_shell]
                     b.calls[last_shell] = call.model_copy(
@@ -89,11 +108,16 @@ class AiderReader:
                 continue
             reply.append(line)
         flush()
+        if session_cost is not None:
+            cost = (cost or 0.0) + session_cost
         if not b.turns and not starts:
             raise source.fail(None, "an aider chat history with no session in it")
+        status: ExitStatus | None = "interrupted" if interrupted else (
+            "completed" if b.turns else None)
         return b.finish(tokens_in=tokens_in if seen_tokens else None,
-                        tokens_out=tokens_out if seen_tokens else None, cost_usd=cost,
-                        exit_status="completed" if b.turns else None)
+                        tokens_out=tokens_out if seen_tokens else None,
+                        cache_read_tokens=cache_hit if seen_tokens and cache_hit else None,
+                        cost_usd=cost, exit_status=status)
 
     def _llm_history(self, source: Source) -> Transcript:
         b = Builder(self.name)

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from judgekit.errors import InputError
-from judgekit.ingest.transcripts import BUILTIN, claims_success, read_transcript, read_transcripts
+from judgekit.ingest.transcripts import (
+    BUILTIN, Turn, claims_success, read_transcript, read_transcripts)
 from judgekit.secretscan import SecretScrubber
 from tests.clirun import judgekit
 
@@ -113,3 +114,16 @@ def test_token_counts_are_not_secrets() -> None:
 ])
 def test_claims_of_success(message: str, claim: bool) -> None:
     assert claims_success(message) is claim
+
+
+def test_aider_chat_history_published_by_aider() -> None:
+    t = read_transcript(FIXTURES / "aider.chat.history.md")
+    assert t.format == "aider"
+    assert [c.name for c in t.tool_calls] == ["edit"]
+    assert t.tool_calls[0].arguments == {"path": "aider/utils.py"}
+    assert t.turns[0] == Turn(role="user", text="Use the Spinner instead of the inlined custom "
+                                               "spinner")
+    # "Tokens: 5,244 sent, 604 received" and "12,566 sent, 84 received"
+    assert (t.tokens_in, t.tokens_out) == (5244 + 12566, 604 + 84)
+    assert t.cost_usd == pytest.approx(0.02 + 0.0019)  # each aider session's last total
+    assert t.exit_status == "interrupted"  # the history ends with ^C KeyboardInterrupt
