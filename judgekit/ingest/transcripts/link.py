@@ -45,6 +45,8 @@ class LinkReport:
 
     files: int = 0
     matched: int = 0
+    #: files whose name is no wanted task's (not read)
+    ignored: list[str] = field(default_factory=list)
     unmatched_files: list[str] = field(default_factory=list)
     #: (file, why) for each file that could not be read
     unreadable: list[tuple[str, str]] = field(default_factory=list)
@@ -58,6 +60,11 @@ class LinkReport:
                 more = f" and {len(items) - _MAX_LISTED} more" if len(items) > _MAX_LISTED \
                     else ""
                 out.append(f"{len(items)} {what}: {'; '.join(items[:_MAX_LISTED])}{more}")
+        if self.ignored:
+            more = f" and {len(self.ignored) - _MAX_LISTED} more" \
+                if len(self.ignored) > _MAX_LISTED else ""
+            out.append(f"{len(self.ignored)} file(s) beside the transcripts name no result's "
+                       f"task: not read: {'; '.join(self.ignored[:_MAX_LISTED])}{more}")
         return out
 
 
@@ -80,6 +87,7 @@ def index(directory: Path, report: LinkReport, wanted: set[str]
     for path in _files(directory):
         by_name = task_of_name(path.name)
         if by_name not in wanted and path.suffix != ".jsonl":
+            report.ignored.append(str(path))
             continue
         report.files += 1
         try:

@@ -34,7 +34,8 @@ def test_transcripts_dir_is_matched_by_task_id(tmp_path: Path) -> None:
     transcripts = tmp_path / "sessions"
     transcripts.mkdir()
     shutil.copy(SWE_AGENT, transcripts / "t1.traj")
-    (transcripts / "t9.traj").write_text("{not json")
+    (transcripts / "t2.traj").write_text('{"trajectory": [1], "info": {}}')  # malformed
+    (transcripts / "t9.traj").write_text("{not json")  # no such task
     proc = judgekit("score", run, "--transcripts", transcripts, "--json", "--no-similarity")
     assert proc.returncode == 0, proc.stderr
     arm = _arm(proc.stdout, "a")
@@ -44,6 +45,13 @@ def test_transcripts_dir_is_matched_by_task_id(tmp_path: Path) -> None:
     assert arm["n_claimed_unverified"] == 1 and arm["claimed_unverified"] == ["t1 / a / attempt 0"]
     rows = {r["task_id"]: r for r in json.loads(proc.stdout)["results"]}
     assert rows["t1"]["tool_calls"] == 5 and rows["t2"]["tool_calls"] is None
+    warnings = json.loads(proc.stdout)["warnings"]
+    assert any(w.startswith("1 transcript file(s) could not be read: ") and "t2.traj" in w
+               for w in warnings)
+    assert any("1 file(s) beside the transcripts name no result's task" in w
+               and "t9.traj" in w for w in warnings)
+    assert ("transcripts: a: 1 of 2 results, 5.0 turns, 5.0 tool calls" in proc.stderr
+            and "1 claim success their tests deny: t1 / a / attempt 0" in proc.stderr)
 
 
 def test_swebench_predictions_with_trajs_beside_them(tmp_path: Path) -> None:
