@@ -141,6 +141,7 @@ def transcript_stats(rows: Sequence[ScoredResult]) -> TranscriptStats | None:
         mean_tokens_out=_mean(_column(had, "tokens_out")),
         n_with_cost=int(costs.size), mean_cost_usd=_mean(costs),
         exit_statuses=dict(Counter(r.exit_status or "unknown" for r in had)),
+        n_redactions=sum(r.transcript_redactions or 0 for r in had),
         n_claimed_unverified=len(claimed),
         claimed_unverified=[f"{r.task_id} / {r.arm} / attempt {r.attempt}" for r in claimed])
 

@@ -66,6 +66,8 @@ class ScoredResult(BaseModel):
     claimed_unverified: bool = Field(
         False, description="The transcript's final message claims success (tests pass, "
                            "fixed, done) while the test status is not passed.")
+    transcript_redactions: int | None = Field(
+        None, description="Secret-looking values redacted from the transcript when read.")
     truncated: list[str] = Field(
         default_factory=list, description="The result's text fields stored or read cut to "
                                           "their head and tail (its run file's truncated).")
@@ -149,6 +151,8 @@ class TranscriptStats(BaseModel):
     n_with_cost: int = Field(0, description="Results whose transcript recorded a cost.")
     mean_cost_usd: float | None = None
     exit_statuses: dict[str, int] = Field(default_factory=dict)
+    n_redactions: int = Field(0, description="Secret-looking values redacted from the "
+                                             "transcripts when read.")
     n_claimed_unverified: int = Field(
         0, description="Results whose final message claims success while their test status "
                        "is not passed.")

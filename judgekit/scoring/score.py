@@ -87,7 +87,7 @@ def _from_session(session: Transcript | None, status: str) -> dict[str, Any]:
     return dict(transcript_format=session.format, turns=session.n_turns,
                 tool_calls=len(session.tool_calls), tokens_in=session.tokens_in,
                 tokens_out=session.tokens_out, transcript_cost_usd=session.cost_usd,
-                exit_status=session.exit_status,
+                exit_status=session.exit_status, transcript_redactions=session.redactions,
                 claimed_unverified=status != "passed" and claims_success(
                     session.final_message))
 

@@ -46,6 +46,21 @@ def test_mini_swe_agent_submitted_run(tmp_path: Path, agent_api: str) -> None:
     assert t.cost_usd is None  # cost tracking ignored: nothing recorded
     assert claims_success(t.final_message)
     assert KEY not in t.model_dump_json() and t.redactions >= 1
+    # scored and audited from its trajectory: the key is in no file judgekit writes
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps({"results": [{"task": {"id": "t"}, "arm": "mini",
+                                            "agent_diff": "", "test": {"exit_code": 1}}]}))
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    out.rename(sessions / "t.traj.json")
+    proc = judgekit("score", run, "--transcripts", sessions, "--out", tmp_path / "scored",
+                    "--no-similarity")
+    assert proc.returncode == 0, proc.stderr
+    written = [p for p in (tmp_path / "scored").rglob("*") if p.is_file()]
+    assert written and all(KEY not in p.read_text(errors="replace") for p in written)
+    summary = json.loads((tmp_path / "scored" / "summary.json").read_text())
+    stats = summary["arms"]["mini"]["transcripts"]
+    assert stats["n_redactions"] >= 1 and stats["n_claimed_unverified"] == 1
 
 
 def test_mini_swe_agent_step_limit_run(tmp_path: Path, agent_api: str) -> None:
