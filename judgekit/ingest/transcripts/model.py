@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 ExitStatus = Literal["submitted", "completed", "limits_exceeded", "error", "interrupted"]
 """How the agent's session ended, in one vocabulary for every agent.
@@ -79,6 +79,14 @@ class Transcript(_Model):
     final_message: str | None = None
     raw: str | None = Field(None, description="The file's text, for a format no reader knows.")
     redactions: int = Field(0, ge=0, description="Secret-looking values replaced when read.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derived(cls, data: Any) -> Any:
+        """``n_turns`` is written with the rest but derived from ``turns`` when read back."""
+        if isinstance(data, dict) and "n_turns" in data:
+            data = {k: v for k, v in data.items() if k != "n_turns"}
+        return data
 
     @computed_field  # type: ignore[prop-decorator]
     @property

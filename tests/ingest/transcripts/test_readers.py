@@ -29,6 +29,15 @@ def test_swe_agent_trajectory_published_by_swe_agent() -> None:
     assert t.n_turns == 5
 
 
+def test_a_transcript_written_reads_back_the_same() -> None:
+    from judgekit.ingest.models import RunResult, Task
+
+    t = read_transcript(FIXTURES / "swe-agent-1.traj")
+    result = RunResult(task=Task(id="t1"), arm="a", session=t)
+    again = RunResult.model_validate(json.loads(result.model_dump_json()))
+    assert again.session == t and again.session.n_turns == 5
+
+
 def test_mini_swe_agent_bare_message_list() -> None:
     t = read_transcript(FIXTURES / "mini-swe-agent-messages.traj.json")
     assert t.format == "mini-swe-agent" and t.exit_status == "submitted"
