@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judgekit.errors import InputError
+from judgekit.paths import contained
 from judgekit.ingest.models import RunResult
 from judgekit.ingest.transcripts.model import Transcript
 from judgekit.ingest.transcripts.registry import read_transcripts
@@ -133,6 +134,33 @@ def attach(results: Iterable[RunResult], directories: Sequence[Path | str]) -> L
     return report
 
 
+def named_in_metadata(run_file: Path, results: Iterable[RunResult]) -> None:
+    """Give each result without a session the transcript its ``metadata.transcript_file``
+    names (as ``judgekit run`` keeps them: ``NAME.transcripts/`` beside the run file), read
+    only from under the run file's directory; one that cannot be read is named in the
+    result's ``metadata.transcript_unreadable``."""
+    root = run_file.parent
+    for result in results:
+        named = result.metadata.get("transcript_file")
+        if result.session is not None or not isinstance(named, str) or not named:
+            continue
+        given = Path(named)
+        found = contained(root, given) if given.is_absolute() else None
+        if found is None or not found.is_file():
+            found = contained(root, given.parent.name, given.name)
+        if found is None or not found.is_file():
+            result.metadata["transcript_unreadable"] = (
+                "not found under the run file's directory")
+            continue
+        try:
+            read = read_transcripts(found)
+        except InputError as exc:
+            result.metadata["transcript_unreadable"] = exc.reason
+            continue
+        if not read.unrecognised:
+            result.session = read.transcripts[0]
+
+
 def beside(predictions: Path) -> list[Path]:
     """Where a predictions file's transcripts lie: ``trajs/`` beside it (a SWE-bench
     submission), or its own directory when it is a mini-swe-agent batch's ``preds.json``."""
@@ -142,4 +170,5 @@ def beside(predictions: Path) -> list[Path]:
     return out
 
 
-__all__ = ["LinkReport", "MAX_FILES", "attach", "beside", "index", "task_of_name"]
+__all__ = ["LinkReport", "MAX_FILES", "attach", "beside", "index", "named_in_metadata",
+           "task_of_name"]

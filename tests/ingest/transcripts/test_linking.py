@@ -102,3 +102,27 @@ def test_runner_reads_the_agents_trajectory_and_keeps_no_key(
     assert run.session.exit_status == "limits_exceeded" and run.session.limit == "steps"
     assert KEY not in (run.transcript or "") and KEY not in run.session.model_dump_json()
     assert run.session.redactions >= 1
+
+
+def test_run_file_results_naming_their_transcript_files(tmp_path: Path) -> None:
+    kept = tmp_path / "run.transcripts"
+    kept.mkdir()
+    shutil.copy(SWE_AGENT, kept / "t1.a.0.txt")
+    (tmp_path / "secret.txt").write_text("outside")
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps({"results": [
+        {"task": {"id": "t1"}, "arm": "a", "agent_diff": "",
+         "test": {"exit_code": 1, "output": "1 failed in 0.1s"},
+         # as judgekit run names it: relative to where the run was started
+         "metadata": {"transcript_file": "elsewhere/run.transcripts/t1.a.0.txt"}},
+        {"task": {"id": "t2"}, "arm": "a", "agent_diff": "",
+         "metadata": {"transcript_file": "/etc/hostname"}}]}))
+    from judgekit.ingest.load import load_runs
+
+    first, second = load_runs(run)
+    assert first.session is not None and first.session.format == "swe-agent"
+    assert second.session is None
+    assert second.metadata["transcript_unreadable"] == "not found under the run file's directory"
+    proc = judgekit("score", run, "--json", "--no-similarity")
+    assert proc.returncode == 0, proc.stderr
+    assert _arm(proc.stdout, "a")["n_with_transcript"] == 1
