@@ -37,6 +37,7 @@ from judgekit.audit.models import AuditStepSummary, AuditSummary
 from judgekit.diffs import DEFAULT_INFRA_PATHS
 from judgekit.errors import ConfigError, InputError
 from judgekit.evaluate import EvalResult
+from judgekit.pairwise.anchors import anchor_of
 from judgekit.pairwise.jury import Juror, JuryResult, JuryRule, juror_labels
 from judgekit.pairwise.models import PairwiseStepSummary, PairwiseSummary
 from judgekit.pairwise.options import PairwiseOptions
@@ -246,7 +247,8 @@ def rejudge(output: JudgedOutput, judges: Sequence[Any], *, replace: bool = Fals
     common: dict[str, Any] = dict(
         select=summary.pairwise_run.select, notes=list(notes),
         threshold=options.reliability_threshold, seed=options.seed,
-        sizes=[(patch_size(p.a.diff), patch_size(p.b.diff)) for p in pairs])
+        sizes=[(patch_size(p.a.diff), patch_size(p.b.diff)) for p in pairs],
+        anchors=[anchor_of(p) for p in pairs])
     made = {j.label: j for j in new}
     jurors = [made[label] if label in made else Juror(
         label, priors[label].model, priors[label].base_url,

@@ -16,7 +16,7 @@ Example:
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
@@ -62,7 +62,7 @@ class JurorAudit(BaseModel):
 class AuditRecord(OmitIfNone):
     """One line of ``audit.jsonl``: the audit of one failed result."""
 
-    omit_if_none: ClassVar[tuple[str, ...]] = ("judges",)
+    omit_if_none: ClassVar[tuple[str, ...]] = ("judges", "contradicted_by")
 
     task_id: str
     arm: str
@@ -94,6 +94,13 @@ class AuditRecord(OmitIfNone):
     materials_cut_to_fit: bool = Field(False, description="Materials condensed further to "
                                                           "fit the judge model's window.")
 
+    contradicted: bool = Field(
+        False, description="A verdict of score 1 (the task made success impossible) on a "
+                           "task that another result passed with verified tests; a "
+                           "flaky-tests verdict is never contradicted by a pass.")
+    contradicted_by: list[str] | None = Field(
+        None, description="The evidence against a contradicted verdict: the results of the "
+                          "task that passed their tests.")
     judges: dict[str, JurorAudit] | None = Field(
         None, description="With several judges (an audit jury): each judge's own audit of "
                           "the result, by judge; the fields above are then the jury's "
@@ -107,6 +114,25 @@ class AuditRecord(OmitIfNone):
     @property
     def score(self) -> int | None:
         return int(self.verdict["score"]) if self.state == "valid" and self.verdict else None
+
+
+#: the rubric category a pass elsewhere does not contradict: flaky tests pass sometimes.
+FLAKY_CATEGORY = "flaky-tests"
+
+
+def contradict(records: Sequence[AuditRecord], passes: dict[str, list[str]],
+               exempt: Collection[str] = ()) -> list[AuditRecord]:
+    """``records`` with every verdict of score 1 on a task in ``passes`` (task id -> the
+    results that passed with verified tests) marked contradicted, the passes as evidence;
+    verdicts of a category in ``exempt`` stay as they are."""
+    out = []
+    for rec in records:
+        evidence = passes.get(rec.task_id)
+        hit = bool(evidence) and rec.score == 1 and rec.deficiency_type not in exempt
+        out.append(rec.model_copy(update={"contradicted": hit,
+                                          "contradicted_by": list(evidence or []) if hit
+                                          else None}))
+    return out
 
 
 def majority_score(scores: Sequence[int]) -> tuple[int, float]:
@@ -182,6 +208,7 @@ def aggregate_tasks(records: Sequence[AuditRecord], passed: dict[str, int] | Non
         task = TaskAudit(
             task_id=task_id, n_audited=len(recs), n_valid=len(valid), n_ife=len(ife),
             n_passed=passed.get(task_id, 0), by_type=dict(types.most_common()),
+            n_contradicted=sum(r.contradicted for r in recs),
             task_score=majority_score([r.score or 0 for r in valid])[0] if valid else None)
         if types:
             top, count = types.most_common(1)[0]

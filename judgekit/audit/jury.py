@@ -26,9 +26,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from judgekit.audit.aggregate import AuditRecord, JurorAudit, aggregate_tasks, majority_score
+from judgekit.audit.aggregate import (
+    AuditRecord,
+    JurorAudit,
+    aggregate_tasks,
+    contradict,
+    majority_score,
+)
 from judgekit.audit.models import AuditJury, AuditJuryMember, AuditStepSummary
-from judgekit.audit.step import AuditResult
+from judgekit.audit.step import AuditResult, exempt_categories
 from judgekit.engine import Skip
 from judgekit.steps import StepResult
 
@@ -46,7 +52,8 @@ def jury_audit_record(recs: Sequence[AuditRecord], labels: Sequence[str]) -> Aud
     judges = {label: _juror(r) for label, r in zip(labels, recs)}
     base = first.model_dump(exclude={"state", "verdict", "deficiency_type", "evidence_verified",
                                      "quotes_not_found", "tries", "reason", "agreement",
-                                     "sample_scores", "cached", "cost_usd", "judges"})
+                                     "sample_scores", "cached", "cost_usd", "judges",
+                                     "contradicted", "contradicted_by"})
     common: dict[str, Any] = {
         **base, "judges": judges, "tries": sum(r.tries for r in recs),
         "cost_usd": sum(r.cost_usd for r in recs), "cached": all(r.cached for r in recs),
@@ -113,7 +120,9 @@ class AuditJuryResult(StepResult[AuditRecord, AuditStepSummary]):
     @property
     def records(self) -> list[AuditRecord]:  # type: ignore[override]
         per = [j.result.records for j in self.jurors]
-        return [jury_audit_record(recs, self.labels) for recs in zip(*per)]
+        first = self.jurors[0].result
+        return contradict([jury_audit_record(recs, self.labels) for recs in zip(*per)],
+                          first.passes or {}, exempt_categories(first.rubric))
 
     def verdicts(self) -> AuditResult:
         """The jury's verdicts as one audit result (counts, tasks, suspected: the jury's)."""
@@ -123,7 +132,7 @@ class AuditJuryResult(StepResult[AuditRecord, AuditStepSummary]):
         return AuditResult(rubric=first.rubric, records=records,
                            tasks=aggregate_tasks(records, passed, min_runs=self.min_runs),
                            model="jury (majority): " + ", ".join(self.labels),
-                           samples=first.samples)
+                           samples=first.samples, passes=first.passes)
 
     def _member(self, juror: AuditJuror) -> AuditJuryMember:
         own = juror.result.counts()

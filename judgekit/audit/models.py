@@ -41,6 +41,8 @@ class TaskAudit(_Open):
     n_valid: int = 0
     n_ife: int = 0
     n_passed: int = 0
+    n_contradicted: int = Field(0, description="Verdicts of score 1 contradicted by a "
+                                               "result that passed with verified tests.")
     by_type: dict[str, int] = Field(default_factory=dict)
     task_score: int | None = None
     suspected: bool = False
@@ -96,6 +98,12 @@ class AuditSummary(_Open, OmitIfNone):
     n_evidence_unverified: int = 0
     n_materials_cut: int = 0
     suspected_tasks: list[str] = Field(default_factory=list)
+    n_contradicted: int = Field(0, description="Verdicts of score 1 on a task that another "
+                                               "result passed with verified tests.")
+    contradicted: list[str] = Field(
+        default_factory=list, description="Those verdicts, apart from the suspected tasks: "
+                                          "task / arm / attempt (category): the passes "
+                                          "that contradict it.")
     tasks: list[TaskAudit] = Field(default_factory=list)
     tries_total: int = 0
     cost_usd: float | None = None

@@ -21,10 +21,12 @@ from functools import partial
 from typing import Any, ClassVar
 
 from judgekit.audit.aggregate import (
+    FLAKY_CATEGORY,
     AuditRecord,
     TaskAudit,
     aggregate_tasks,
     combine_samples,
+    contradict,
     sample_from_outcome,
 )
 from judgekit.audit.checks import evidence_problems, logical_problems, missing_quotes
@@ -61,6 +63,8 @@ class AuditResult(StepResult[AuditRecord, AuditStepSummary]):
     samples: int = 1
     #: why the engine stopped sending this audit's calls (an authentication failure), if it did.
     stopped: Skip | None = None
+    #: task id -> the results that passed with verified tests (what contradicts a score 1).
+    passes: dict[str, list[str]] | None = None
 
     def counts(self) -> AuditSummary:
         """``summary["audit"]``: counts of the audit, per task and category."""
@@ -78,6 +82,8 @@ class AuditResult(StepResult[AuditRecord, AuditStepSummary]):
             n_evidence_unverified=sum(not r.evidence_verified for r in valid),
             n_materials_cut=sum(r.materials_cut for r in self.records),
             suspected_tasks=[t.task_id for t in self.tasks if t.suspected],
+            n_contradicted=sum(r.contradicted for r in self.records),
+            contradicted=[_contradiction(r) for r in self.records if r.contradicted],
             tasks=self.tasks, tries_total=sum(r.tries for r in self.records),
             cost_usd=round(sum(r.cost_usd for r in self.records), 6),
             n_skipped_cost=sum(r.skipped_cost for r in self.records),
@@ -87,6 +93,29 @@ class AuditResult(StepResult[AuditRecord, AuditStepSummary]):
 
     def _summarise(self) -> AuditStepSummary:
         return AuditStepSummary(audit=self.counts())
+
+
+def _contradiction(rec: AuditRecord) -> str:
+    kind = f" ({rec.deficiency_type})" if rec.deficiency_type else ""
+    return f"{rec.key()}{kind}: " + ", ".join(rec.contradicted_by or [])
+
+
+def verified_passes(pairs: Sequence[tuple[RunResult, ScoredResult]]) -> dict[str, list[str]]:
+    """Task id -> the results that passed with verified tests (a test status of
+    ``passed`` decided from the recorded evidence), each as ``task / arm / attempt N passed
+    its tests``."""
+    out: dict[str, list[str]] = {}
+    for run, scored in pairs:
+        if scored.test_status == "passed":
+            ran = f", {scored.tests_run} tests ran" if scored.tests_run is not None else ""
+            out.setdefault(run.task_id, []).append(f"{ResultKey.of(run)} passed its tests{ran}")
+    return out
+
+
+def exempt_categories(rubric: Rubric) -> set[str]:
+    """The rubric's names of the categories a pass does not contradict (flaky tests)."""
+    name = rubric.category_name(FLAKY_CATEGORY)
+    return {FLAKY_CATEGORY, *([name] if name else [])}
 
 
 def _skip_counts(records: Sequence[AuditRecord]) -> dict[str, int]:
@@ -189,8 +218,10 @@ def run_audit(runs: Sequence[RunResult], summary: ScoreSummary, engine: Engine,
                                    run_id=run.run_id, test_status=scored.test_status,
                                    materials_cut=meta[chunk[0]][2],
                                    materials=sorted(run.materials), **fields))
+    passes = verified_passes(pairs)
+    records = contradict(records, passes, exempt_categories(rubric))
     n_passed = Counter(s.task_id for r, s in pairs if passed(r, s))
     tasks = aggregate_tasks(records, dict(n_passed), min_runs=opts.min_runs)
     return AuditResult(rubric=rubric, records=records, tasks=tasks,
                        model=getattr(getattr(engine, "config", None), "model", ""),
-                       samples=opts.samples, stopped=stop_of(outcomes))
+                       samples=opts.samples, stopped=stop_of(outcomes), passes=passes)

@@ -15,9 +15,10 @@ if TYPE_CHECKING:
     from judgekit.ingest.adapters.inspect_options import ArmFrom, InspectOptions
 
 
-def add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options every command that scores results accepts."""
-    parser.add_argument("paths", nargs="+", metavar="PATH",
+def add_scoring_arguments(parser: argparse.ArgumentParser, *, paths: str = "+") -> None:
+    """Options every command that scores results accepts (``paths``: how many run paths
+    it takes, as argparse's ``nargs``)."""
+    parser.add_argument("paths", nargs=paths, metavar="PATH",
                         help="run files (.json, .jsonl) or directories holding them")
     parser.add_argument("--mixed-models", action="store_true",
                         help="compare arms even when different models served them")

@@ -106,7 +106,7 @@ def _add_cost_arguments(g: argparse._ArgumentGroup) -> None:
     g.add_argument("--timeout", metavar="S",
                    help=f"seconds one request may take, its answer read whole, before it is "
                         f"abandoned; a call with its retries and waits ends within "
-                        f"(max-retries + 1) x this (default "
+                        f"(max-retries + 1) x this plus the backoff between them (default "
                         f"{c.HOSTED_TIMEOUT_S:g} for a hosted API, tried "
                         f"{c.HOSTED_TIMEOUT_RETRIES} more times at most; "
                         f"{c.LOCAL_TIMEOUT_S:g} for a self-hosted server, never re-sent while "

@@ -156,6 +156,7 @@ def closing_lines(summary: EvalSummary, report: Path | None, *,
                                run.skipped.get("too_long_for_context", 0))
                      + f"; {run.n_calls} calls{_cached(run.n_cached)}; "
                        f"spend ${cost:.4f}")
+        lines += anchor_lines(summary)
     elif pairwise_asked and not judging_skipped:
         lines.append("pairwise: not run")
     audit = summary.audit
@@ -167,6 +168,9 @@ def closing_lines(summary: EvalSummary, report: Path | None, *,
                                (audit.n_skipped_cost or 0) + sum(audit.skipped.values()),
                                audit.skipped.get("too_long_for_context", 0))
                      + f"{_cached(audit_cached)}; spend ${cost:.4f}")
+        if audit.n_contradicted:
+            lines.append(f"audit: {audit.n_contradicted} verdicts of score 1 contradicted by a "
+                         "verified pass of the same task (listed apart in summary.json)")
     elif audit_asked and not judging_skipped:
         lines.append("audit: not run")
     if summary.judge is not None:
@@ -181,6 +185,25 @@ def closing_lines(summary: EvalSummary, report: Path | None, *,
     if report is not None:
         lines.append(f"report: {report}")
     return [printable(line) for line in lines]
+
+
+def anchor_lines(summary: EvalSummary) -> list[str]:
+    """One line per anchor with anchored pairs: the judge's (or the jury's) verdicts held
+    against the tests and the fix, as ``summary.json`` holds them."""
+    rel = summary.pairwise.judge_reliability if summary.pairwise is not None else None
+    anchors = rel.anchors if rel is not None else None
+    if anchors is None:
+        return []
+    out = []
+    for what, wrong, check in (("tests", "the failing side", anchors.tests),
+                               ("fix", "the side outside the fix", anchors.fix)):
+        if not check.n_pairs:
+            continue
+        share = "–" if check.share_wrong is None else f"{100 * check.share_wrong:.0f}%"
+        out.append(f"anchors ({what}): {check.n_pairs} anchored pairs, {check.n} with a "
+                   f"verdict; {check.dimension} favoured {wrong} in {share}"
+                   + ("; flagged" if check.flagged else ""))
+    return out
 
 
 def audit_cached(result: object) -> int | None:

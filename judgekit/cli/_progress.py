@@ -1,10 +1,11 @@
 """The engine's progress on stderr: an updating bar on a terminal, plain lines elsewhere.
 
 Both show items done of items, how many are valid, unscored and in error, the cache hits,
-the calls and the spend. Where stderr is not a terminal (a log, CI), a plain line is
-written at each tenth of the items and at least every ``PLAIN_EVERY_S`` seconds while
-items finish. Notes (``judgekit: ...``) are lines either way; what came from data in them
-is made printable (no control sequences).
+the calls and the spend. Where stderr is not a terminal (a log, CI), a run that lasts
+longer than ``PLAIN_AFTER_S`` seconds writes a plain line (``judging: ...``) at each tenth
+of the items and at least every ``PLAIN_EVERY_S`` seconds while items finish; a short run
+writes none, so its closing lines stand alone. Notes (``judgekit: ...``) are lines either
+way; what came from data in them is made printable (no control sequences).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from judgekit.cli._flags import flags
 from judgekit.engine.events import EngineEvent
 from judgekit.report.format import printable
 
+#: seconds a run lasts before plain progress lines are written.
+PLAIN_AFTER_S = 5.0
 #: seconds between plain progress lines at most, while items finish.
 PLAIN_EVERY_S = 30.0
 
@@ -65,7 +68,7 @@ class TerminalProgress:
         self._bar: Any = None
         self._task: Any = None
         self._plain = False
-        self._last_line = 0.0
+        self._started = self._last_line = 0.0
         self._next_share = 1
 
     def __call__(self, event: EngineEvent) -> None:
@@ -101,7 +104,8 @@ class TerminalProgress:
         self.stop()
         self.tally = Tally(total)
         self._plain = self.enabled and bool(total) and not sys.stderr.isatty()
-        self._last_line, self._next_share = time.monotonic(), 1
+        self._started = self._last_line = time.monotonic()
+        self._next_share = 1
         if not (self.enabled and total and sys.stderr.isatty()):
             return
         from rich.console import Console
@@ -127,16 +131,19 @@ class TerminalProgress:
             self._bar.update(self._task, advance=advance, **self.tally.fields())
 
     def _plain_line(self) -> None:
-        """On a log: a line at each tenth of the items, or after ``PLAIN_EVERY_S``."""
+        """On a log: a line at each tenth of the items, or after ``PLAIN_EVERY_S``, once
+        the run has lasted ``PLAIN_AFTER_S``."""
         if not self._plain:
             return
         t = self.tally
         share = t.done * 10 // t.total if t.total else 0
         now = time.monotonic()
+        if now - self._started < PLAIN_AFTER_S:
+            return
         if share >= self._next_share or now - self._last_line >= PLAIN_EVERY_S:
             self._next_share = share + 1
             self._last_line = now
-            print(f"judgekit: {t.line()}", file=sys.stderr)
+            print(t.line(), file=sys.stderr)
 
     def stop(self) -> None:
         self._plain = False

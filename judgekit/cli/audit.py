@@ -1,4 +1,5 @@
-"""``judgekit audit PATH... --rubric NAME --judge MODEL --out DIR``: audit failed results."""
+"""``judgekit audit PATH... --rubric NAME --judge MODEL --out DIR``: audit failed results;
+``judgekit audit --items FILE ...``: audit benchmark items with no run."""
 
 from __future__ import annotations
 
@@ -41,7 +42,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "(an intrinsic formation error) or because of the agent. Verdicts are "
                     "checked for consistency and for quotes found in the materials, then "
                     "aggregated per task.")
-    add_scoring_arguments(p)
+    add_scoring_arguments(p, paths="*")
+    p.add_argument("--items", metavar="FILE", default=None,
+                   help="audit benchmark items with no run instead of failed results: a "
+                        "SWE-bench dataset file (JSON or JSON Lines rows: instance_id, "
+                        "problem_statement, patch, test_patch, FAIL_TO_PASS, PASS_TO_PASS, "
+                        "hints_text), or a judgekit suite (.yaml, or a bundled suite's "
+                        "name); one verdict per item")
     add_engine_arguments(p, jury=True)
     add_audit_arguments(p)
     add_swebench_logs_argument(p)
@@ -63,10 +70,18 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         configs = [c.model_copy(update={"progress": False}) for c in configs]
     config = configs[0]
-    source, load_kwargs = inputs_of(args)
-    result = run_pipeline(source, [AuditStep(options, jury=True)],
-                          judge=configs if len(configs) > 1 else config,
-                          **load_kwargs, **scoring_kwargs(args))
+    if args.items is not None and args.paths:
+        raise ConfigError("give run files to audit their failed results, or --items FILE to "
+                          "audit benchmark items, not both")
+    if args.items is None and not args.paths:
+        raise ConfigError("give run files (PATH ...) or --items FILE")
+    if args.items is not None:
+        result = _item_result(args.items, configs, options, args.seed)
+    else:
+        source, load_kwargs = inputs_of(args)
+        result = run_pipeline(source, [AuditStep(options, jury=True)],
+                              judge=configs if len(configs) > 1 else config,
+                              **load_kwargs, **scoring_kwargs(args))
     if config.dry_run:
         say("audit: dry run, no call made, nothing written")
         return 0
@@ -89,10 +104,31 @@ def run(args: argparse.Namespace) -> int:
     if stopped:  # the engine's notice already said so, in one line, when it happened
         return 1
     code = report_errors(result.audit)
-    for line in closing_lines(summary, report, judging_skipped=False, pairwise_asked=False,
-                              audit_cached=audit_cached(result)):
+    lines = closing_lines(summary, report, judging_skipped=False, pairwise_asked=False,
+                          audit_cached=audit_cached(result))
+    if args.items is not None:  # no results were scored: the audit is of the items
+        lines = [line.replace("results that did not pass", "items", 1) for line in lines[1:]]
+    for line in lines:
         say(line)
     return EXIT_INCOMPLETE if code == 0 and incomplete(summary) else code
+
+
+def _item_result(path: str, configs: list[Any], options: Any, seed: int | None) -> Any:
+    """The audit of the benchmark items in ``path``, as an evaluation with no results."""
+    from judgekit.audit.items import audit_items
+    from judgekit.evaluate import EvalResult
+    from judgekit.ingest.items import load_items
+    from judgekit.scoring.models import ScoreSummary
+    from judgekit.stats import DEFAULT_SEED
+
+    items = load_items(path)
+    part, engine = audit_items(items, configs, options)
+    summary = ScoreSummary(results=[], arms={}, comparisons=[],
+                           seed=DEFAULT_SEED if seed is None else seed)
+    result = EvalResult(summary=summary, audit=part)
+    if not configs[0].dry_run:
+        result.judge = engine.judge_run()
+    return result
 
 
 def _print(audit: AuditSummary) -> None:

@@ -45,6 +45,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--label-column", metavar="NAME", default=None,
                    help="the audit label column (default: the first of label, human_label, "
                         "grade, final_grade, score)")
+    scales = p.add_argument_group(
+        "severity scales", "audit labels published as severity scores per question (e.g. "
+                           "SWE-bench Verified's underspecified and false_negative, 0-3)")
+    scales.add_argument("--label-columns", metavar="COL[,COL...]", default=None,
+                        help="read these columns as severity scores; the id column is task_id "
+                             "or instance_id")
+    scales.add_argument("--label-threshold", metavar="T", type=float, default=None,
+                        help="a score of at least T is a defect (default 2)")
+    scales.add_argument("--label-map", metavar="COL=CATEGORY", action="append", default=None,
+                        help="compare column COL with the rubric category CATEGORY (id or "
+                             "name; default: the column's own name); repeatable")
+    scales.add_argument("--rater-column", metavar="NAME", default=None,
+                        help="the column naming the rater, when several raters' rows are "
+                             "given (adds their agreement, Krippendorff's alpha)")
     p.add_argument("--seed", type=int, default=None, help="seed of the bootstrap interval")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
@@ -89,6 +103,18 @@ def _default_labels(verdicts: Path) -> Path:
 def run(args: argparse.Namespace) -> int:
     from judgekit.pairwise.gold import is_pairwise_labels
 
+    scale_flags = (args.label_threshold, args.label_map, args.rater_column)
+    if args.label_columns is not None:
+        if args.labels is None:
+            from judgekit.errors import ConfigError
+
+            raise ConfigError("--label-columns reads a labels file: give --labels FILE")
+        return _run_scales(args)
+    if any(x is not None for x in scale_flags):
+        from judgekit.errors import ConfigError
+
+        raise ConfigError("--label-threshold, --label-map and --rater-column read severity "
+                          "scales: name the columns with --label-columns")
     if args.labels is None:
         args.labels = _default_labels(args.verdicts)
     if args.labels.is_file() and is_pairwise_labels(args.labels):
@@ -110,6 +136,99 @@ def _run_audit(args: argparse.Namespace) -> int:
         _print_audit(result, labels.rows, labels.column, labels.blank, labels.ties)
     _keep(args.verdicts, result)
     return 0
+
+
+def _label_map(pairs: list[str] | None, columns: list[str]) -> dict[str, str]:
+    from judgekit.errors import ConfigError
+
+    out = {}
+    for text in pairs or []:
+        col, sep, category = text.partition("=")
+        if not sep or not col.strip() or not category.strip():
+            raise ConfigError(f"--label-map {text!r}: expected COL=CATEGORY")
+        if col.strip() not in columns:
+            raise ConfigError(f"--label-map {text!r}: {col.strip()!r} is not one of "
+                              f"--label-columns ({', '.join(columns)})")
+        out[col.strip()] = category.strip()
+    return out
+
+
+def _category_names(verdicts: Path) -> dict[str, str]:
+    """Rubric category id -> name, of the rubric named in the summary beside the verdicts
+    (empty when there is none)."""
+    from judgekit.audit.rubric import load_rubric
+    from judgekit.errors import JudgekitError
+    from judgekit.report.load import load_summary
+
+    summary = (verdicts if verdicts.is_dir() else verdicts.parent) / "summary.json"
+    if not summary.is_file():
+        return {}
+    audit = load_summary(summary).audit
+    if audit is None or not audit.rubric:
+        return {}
+    try:
+        rubric = load_rubric(audit.rubric)
+    except JudgekitError:
+        return {}
+    return {c.id: c.name for c in rubric.categories}
+
+
+def _run_scales(args: argparse.Namespace) -> int:
+    from judgekit import stats
+    from judgekit.audit.calibrate import load_verdicts
+    from judgekit.audit.scales import DEFAULT_THRESHOLD, calibrate_scales, read_scale_labels
+    from judgekit.errors import ConfigError
+
+    columns = [c.strip() for c in args.label_columns.split(",") if c.strip()]
+    if not columns:
+        raise ConfigError("--label-columns names no column")
+    label_map = _label_map(args.label_map, columns)
+    threshold = DEFAULT_THRESHOLD if args.label_threshold is None else args.label_threshold
+    records = load_verdicts(args.verdicts)
+    labels = read_scale_labels(args.labels, columns, threshold=threshold,
+                               rater_column=args.rater_column)
+    result = calibrate_scales(records, labels, label_map=label_map,
+                              category_names=_category_names(args.verdicts),
+                              seed=stats.DEFAULT_SEED if args.seed is None else args.seed)
+    if args.json:
+        print_json(result.model_dump(mode="json"))
+    else:
+        _print_scales(result)
+    _keep(args.verdicts, result)
+    return 0
+
+
+def _print_scales(result: Any) -> None:
+    print(f"labels:         {result.label_rows} rows of {result.labels_file}, columns "
+          f"{', '.join(result.label_columns)} (a score of at least {result.label_threshold:g} "
+          f"is a defect); {result.n_items_labelled} items labelled, "
+          f"{result.n_items_without_label} without a label, {len(result.label_ties)} tied")
+    print(f"items compared: {result.n} ({result.n_labels_without_verdict} labels without "
+          f"verdict, {result.n_verdicts_without_label} verdicts without label)")
+    print(f"agreement:      {_num(result.agreement)}")
+    print("Cohen's kappa:  " + _kappa_text(result.kappa, result.kappa_ci, "items",
+                                             result.resamples, result.seed))
+    c = result.confusion
+    print("confusion:            human 1  human 0")
+    print(f"  judge 1 (defect)   {c['judge_1_human_1']:>7}  {c['judge_1_human_0']:>7}")
+    print(f"  judge 0 (none)     {c['judge_0_human_1']:>7}  {c['judge_0_human_0']:>7}")
+    print(f"precision / recall of defect calls: {_num(result.judge_ife_precision)} / "
+          f"{_num(result.judge_ife_recall)}")
+    for col, cal in result.categories.items():
+        category = result.label_map.get(col, col)
+        print(f"  {col} (category {category}): {cal.n} items, agreement "
+              f"{_num(cal.agreement)}, kappa {_num(cal.kappa)}, precision "
+              f"{_num(cal.judge_ife_precision)}, recall {_num(cal.judge_ife_recall)}")
+    for name, own in result.judges.items():
+        print(f"  judge {name}: {own.n} items, agreement {_num(own.agreement)}, kappa "
+              f"{_num(own.kappa)}")
+    if result.inter_rater is not None:
+        ir = result.inter_rater
+        ci = f" [{_num(ir.alpha_ci[0])}, {_num(ir.alpha_ci[1])}]" if ir.alpha_ci else ""
+        print(f"raters:         {ir.n_raters} raters; Krippendorff's alpha (defect calls) "
+              f"{_num(ir.alpha)}{ci} over {ir.n_items} items")
+        for col, a in result.inter_rater_by_column.items():
+            print(f"  {col} scores: alpha {_num(a.alpha)} over {a.n_items} items")
 
 
 def _print_audit(result: Calibration, rows: int, column: str, blank: int,

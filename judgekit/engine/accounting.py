@@ -74,7 +74,8 @@ class RetryReport(BaseModel):
                                              "and was cut to it.")
     cut_by_deadline: int = Field(0, description="Calls given up because the next wait would "
                                                 "pass the call's deadline (its attempts "
-                                                "times the timeout) or the run's deadline.")
+                                                "times the timeout, plus the backoff "
+                                                "between them) or the run's deadline.")
     largest_retry_after_s: float = Field(0.0, description="The longest retry-after a server "
                                                           "asked for.")
 

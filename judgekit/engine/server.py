@@ -165,14 +165,23 @@ class ServerState:
                               f"of models within {CHECK_DEADLINE_S:g} s; going on")
 
     def _policy(self) -> RetryPolicy:
-        """How calls are retried, from the settled options: a call, its retries and waits
-        included, ends within ``retry_attempts`` times the timeout."""
+        """How calls are retried, from the settled options (see :meth:`call_budget`)."""
         s = self.settled
-        timeout = s.timeout or 0.0
         return RetryPolicy(attempts=s.retry_attempts, base=s.backoff_base, cap=s.backoff_max,
                            max_timeouts=s.timeout_retries, retry_after_max=s.retry_after_max,
-                           call_budget=s.retry_attempts * timeout if timeout else None,
-                           deadline=s.deadline_at, stats=self.retry_stats)
+                           call_budget=self.call_budget(), deadline=s.deadline_at,
+                           stats=self.retry_stats)
+
+    def call_budget(self) -> float | None:
+        """Seconds a call may take, its retries and waits included: each attempt's timeout,
+        plus the backoff ceilings between them (a ``retry-after`` longer than that leaves
+        is not waited)."""
+        s = self.settled
+        if not s.timeout:
+            return None
+        backoff = sum(min(s.backoff_max, s.backoff_base * 2 ** n)
+                      for n in range(s.retry_attempts - 1))
+        return s.retry_attempts * s.timeout + backoff
 
     def _resume(self, data: dict[str, Any]) -> None:
         mode = data.get("mode")
@@ -232,10 +241,9 @@ class ServerState:
             parts.append(f"{to_bound} retry-after waits cut to {s.retry_after_max:g} s (the "
                          f"server asked up to {self.retry_stats.largest_asked_s:g} s)")
         if by_deadline:
-            budget = s.retry_attempts * (s.timeout or 0)
             parts.append(f"{by_deadline} calls given up rather than wait past their deadline "
-                         f"({budget:g} s: {{option:max_retries}} + 1 attempts of "
-                         f"{{option:timeout}})")
+                         f"({self.call_budget() or 0:g} s: {{option:max_retries}} + 1 "
+                         "attempts of {option:timeout} and the backoff between them)")
         return "; ".join(parts)
 
     async def watch(self, say: Callable[[str], None], every: float = 1.0) -> None:

@@ -32,6 +32,7 @@ from judgekit.engine.types import State
 from judgekit.engine.urls import redact_url
 from judgekit.errors import ConfigError
 from judgekit.pairwise.agreement import agreement
+from judgekit.pairwise.anchors import anchor_reasons
 from judgekit.pairwise.models import (
     JudgeReliability,
     JuryAgreement,
@@ -175,6 +176,7 @@ class JuryResult(StepResult[PairRecord, PairwiseStepSummary]):
                               + ", ".join(self.labels), select=first.select,
                               notes=list(first.notes) + list(self.notes),
                               threshold=first.threshold, seed=first.seed, sizes=list(first.sizes),
+                              anchors=list(first.anchors),
                               stopped=self.stopped,
                               spend_usd=sum(j.result.spend_usd or 0.0 for j in self.jurors))
 
@@ -237,13 +239,16 @@ class JuryResult(StepResult[PairRecord, PairwiseStepSummary]):
         own = size_reason(bias) if bias is not None else None
         if own:
             reasons.append(f"the jury's verdicts: {own}")
+        anchors = verdicts.anchor_checks()
+        reasons.extend(f"the jury's verdicts: {r}"
+                       for r in (anchor_reasons(anchors) if anchors is not None else []))
         return JudgeReliability(
             flagged=bool(reasons), reasons=reasons,
             message=_jury_message(reasons, flagged, len(self.jurors)),
             threshold=self.jurors[0].result.threshold,
             n_repeats=sum(rel.n_repeats for _, rel in rels if rel is not None),
             n_repeat_calls=sum(rel.n_repeat_calls for _, rel in rels if rel is not None),
-            size_bias=bias)
+            size_bias=bias, anchors=anchors)
 
 
 def _jury_run(run: PairwiseRun, runs: Sequence[PairwiseRun]) -> PairwiseRun:

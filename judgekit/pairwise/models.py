@@ -85,6 +85,42 @@ class SizeBias(SizeLean):
     by_dimension: dict[str, SizeLean] = Field(default_factory=dict)
 
 
+class AnchorCheck(_Open):
+    """One anchor: the judge's verdicts on pairs whose ground truth names the side that
+    should win one dimension."""
+
+    dimension: str
+    right_side: str = Field("", description="Which side of an anchored pair should win.")
+    n_pairs: int = Field(0, description="Anchored pairs (identical pairs left out).")
+    n: int = Field(0, description="Anchored pairs with a verdict.")
+    n_unscored: int = Field(0, description="Anchored pairs without a verdict.")
+    right: int = 0
+    draw: int = 0
+    wrong: int = 0
+    n_decisive: int = Field(0, description="Verdicts that named a side (right + wrong).")
+    share_right: float | None = None
+    share_right_ci: Interval | None = Field(None, description="95% Wilson interval.")
+    share_draw: float | None = None
+    share_draw_ci: Interval | None = None
+    share_wrong: float | None = Field(None, description="Share of anchored verdicts that "
+                                                        "favoured the anchored-wrong side.")
+    share_wrong_ci: Interval | None = None
+    flagged: bool = False
+
+
+class AnchorChecks(_Open):
+    """``judge_reliability.anchors``: verdicts held against the tests and the fix."""
+
+    tests: AnchorCheck = Field(description="completeness on pairs with one verified pass "
+                                           "and one verified fail.")
+    fix: AnchorCheck = Field(description="minimality on pairs with one side inside the "
+                                         "fix's files and one touching source files "
+                                         "outside them.")
+    flagged: bool = False
+    min_n: int = 5
+    rule: str = ""
+
+
 class JudgeReliability(_Open):
     """Whether the pairwise judge's verdicts can be trusted, and why not."""
 
@@ -101,6 +137,8 @@ class JudgeReliability(_Open):
     n_repeat_calls: int = 0
     size_bias: SizeBias | None = Field(None, description="Whether decisive verdicts follow "
                                                          "patch size.")
+    anchors: AnchorChecks | None = Field(None, description="How often verdicts contradict "
+                                         "the tests and the fix (anchored pairs).")
 
 
 class Coefficient(_Open):
@@ -256,7 +294,7 @@ class PairwiseStepSummary(BaseModel):
 
 
 __all__ = [
-    "Coefficient", "DimensionReliability", "Interval", "JudgeReliability", "JuryAgreement",
+    "AnchorCheck", "AnchorChecks", "Coefficient", "DimensionReliability", "Interval", "JudgeReliability", "JuryAgreement",
     "JuryAgreementEntry", "JuryMember", "JurySummary", "PairDimensionStats",
     "PairwiseRanking", "PairwiseRun", "PairwiseStepSummary", "PairwiseSummary", "RankingEntry",
     "RatioBin", "SizeBias", "SizeControl", "SizeLean",

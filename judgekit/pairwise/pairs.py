@@ -45,6 +45,8 @@ class Candidate:
     tests_run: int | None = None
     f1: float | None = None
     run_id: str | None = None
+    #: the fix's files as scoring found them (from the fix diff or the run's file list).
+    fix_files: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -112,7 +114,8 @@ def _candidate(run: RunResult, row: ScoredResult | None, exclude: Sequence[str])
         test_status=row.test_status if row else "unknown",
         test_reason=row.test_reason if row else "",
         tests_run=row.tests_run if row else None,
-        f1=row.f1 if row else None, run_id=run.run_id)
+        f1=row.f1 if row else None, run_id=run.run_id,
+        fix_files=tuple(row.ground_truth_files) if row else ())
 
 
 def _gold(task: Task, diff: str, exclude: Sequence[str]) -> Candidate:

@@ -12,7 +12,9 @@ LLM-as-a-Judge" (2024), on every comparison judged in both orders:
 * *repetition stability*: share of repeated answers (the same request asked again) that
   agree with the first answer, dimension by dimension;
 * *size bias*: the share of decisive verdicts that went to the larger patch (see
-  :mod:`judgekit.pairwise.size` for the threshold at which it flags the judge).
+  :mod:`judgekit.pairwise.size` for the threshold at which it flags the judge);
+* *anchors*: how often verdicts favour the side the tests or the fix say is worse (see
+  :mod:`judgekit.pairwise.anchors` for the rule that flags the judge).
 
 Example:
     >>> comps = [Comparison("p1", "A", "A")] * 4
@@ -31,7 +33,13 @@ import numpy as np
 
 from judgekit.errors import render_options
 from judgekit.pairwise.flip import to_side
-from judgekit.pairwise.models import DimensionReliability, Interval, JudgeReliability
+from judgekit.pairwise.anchors import anchor_reasons
+from judgekit.pairwise.models import (
+    AnchorChecks,
+    DimensionReliability,
+    Interval,
+    JudgeReliability,
+)
 from judgekit.pairwise.size import SizedVerdict, size_bias, size_reason
 
 #: bootstrap resamples of the preference-fairness interval.
@@ -100,8 +108,13 @@ def _pct(x: float) -> str:
 
 
 def _message(reasons: list[str], overall: DimensionReliability,
-             size: str | None = None) -> str:
+             size: str | None = None, anchored: Sequence[str] = ()) -> str:
     pc = overall.position_consistency
+    if reasons and anchored and set(reasons) <= {*anchored, size}:
+        return ("Do not take these pairwise results at face value: where the tests or the "
+                "fix settle which solution is better, the judge's verdicts contradict them "
+                "more often than not. Use another judge model or a revised prompt, and "
+                "measure again.")
     if pc is None:
         return ("No comparison was answered in both orders, so the judge's position "
                 "behaviour could not be measured.")
@@ -127,15 +140,16 @@ def judge_reliability(comparisons: Sequence[Comparison],
                       repeats: Mapping[str, Sequence[tuple[Mapping[str, str], Mapping[str, str]]]],
                       *, threshold: float = DEFAULT_THRESHOLD, seed: int = 0,
                       n_repeat_calls: int = 0,
-                      sized: Mapping[str, Sequence[SizedVerdict]] | None = None
-                      ) -> JudgeReliability:
+                      sized: Mapping[str, Sequence[SizedVerdict]] | None = None,
+                      anchors: AnchorChecks | None = None) -> JudgeReliability:
     """``summary["pairwise"]["judge_reliability"]``.
 
     ``comparisons`` are every (pair, dimension) answered validly in both orders;
     ``repeats`` maps a request key to ``(first answers, repeated answers)`` tuples, each a
     ``dimension -> "A" | "B" | "tie"`` mapping. ``n_repeats`` counts the repeated answers
     compared; ``n_repeat_calls`` the calls this run made for them (0 on a cached re-run).
-    ``sized`` (dimension -> verdicts with the two patch sizes) adds ``size_bias``.
+    ``sized`` (dimension -> verdicts with the two patch sizes) adds ``size_bias``;
+    ``anchors`` (the verdicts held against the tests and the fix) adds ``anchors``.
     """
     overall = _metrics(comparisons, seed)
     by_dim: dict[str, list[Comparison]] = defaultdict(list)
@@ -162,12 +176,15 @@ def judge_reliability(comparisons: Sequence[Comparison],
     size = size_reason(bias) if bias is not None else None
     if size:
         reasons.append(size)
+    anchored = anchor_reasons(anchors) if anchors is not None else []
+    reasons.extend(anchored)
     return JudgeReliability(
-        flagged=bool(reasons), reasons=reasons, message=_message(reasons, overall, size),
+        flagged=bool(reasons), reasons=reasons,
+        message=_message(reasons, overall, size, anchored),
         threshold=threshold, position_consistency=overall.position_consistency,
         preference_fairness=overall.preference_fairness,
         preference_fairness_ci=overall.preference_fairness_ci,
         by_dimension={dim: _metrics(comps, seed) for dim, comps in sorted(by_dim.items())},
         repetition_stability=round(agree / total, 4) if total else None,
         n_repeats=sum(len(v) for v in repeats.values()), n_repeat_calls=n_repeat_calls,
-        size_bias=bias)
+        size_bias=bias, anchors=anchors)

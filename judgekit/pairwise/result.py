@@ -15,8 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from judgekit.pairwise.anchors import Anchor, Standing, anchor_checks, standing
 from judgekit.pairwise.flip import to_side
 from judgekit.pairwise.models import (
+    AnchorChecks,
     JudgeReliability,
     PairwiseRanking,
     PairwiseRun,
@@ -66,6 +68,9 @@ class PairwiseResult(StepResult[PairRecord, PairwiseStepSummary]):
     #: (size of a's patch, size of b's patch) per record, in lines added + removed; empty
     #: when unknown (no size bias or size-controlled results then).
     sizes: list[tuple[int, int]] = field(default_factory=list)
+    #: what the tests and the fix say of each record's pair (:mod:`judgekit.pairwise.anchors`);
+    #: empty when unknown (no anchored checks then).
+    anchors: list[Anchor] = field(default_factory=list)
 
     @property
     def dry_run(self) -> bool:
@@ -125,6 +130,26 @@ class PairwiseResult(StepResult[PairRecord, PairwiseStepSummary]):
             out[f"{a} vs {b}"] = {k: v for k, v in fitted.items() if v is not None}
         return out
 
+    def anchor_checks(self) -> AnchorChecks | None:
+        """The verdicts on anchored pairs held against the tests (completeness) and the
+        fix (minimality); None without anchors. Identical pairs are left out."""
+        if len(self.anchors) != len(self.records) or not self.records:
+            return None
+        tests: list[tuple[Standing | None, str]] = []
+        fix: list[tuple[Standing | None, str]] = []
+        for rec, anchor in zip(self.records, self.anchors):
+            if rec.identical:
+                continue
+            for right, dim, out in ((anchor.tests, "completeness", tests),
+                                    (anchor.fix, "minimality", fix)):
+                if right is None:
+                    continue
+                d = rec.dimensions[dim]
+                side = ("a" if d.winner == rec.arm_a else "b" if d.winner == rec.arm_b
+                        else "draw")
+                out.append((standing(side, right) if d.state == "valid" else None, d.state))
+        return anchor_checks(tests, fix)
+
     def comparisons(self) -> list[Comparison]:
         """Every (pair, dimension) answered validly in both orders."""
         out = []
@@ -139,7 +164,8 @@ class PairwiseResult(StepResult[PairRecord, PairwiseStepSummary]):
         """``summary["pairwise"]["judge_reliability"]``."""
         return judge_reliability(self.comparisons(), self.repeats, threshold=self.threshold,
                                  seed=self.seed, n_repeat_calls=self.n_repeat_calls,
-                                 sized=self.sized_by_dimension())
+                                 sized=self.sized_by_dimension(),
+                                 anchors=self.anchor_checks())
 
     @property
     def n_skipped_cost(self) -> int:

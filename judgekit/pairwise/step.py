@@ -23,6 +23,7 @@ from judgekit.diffs import DEFAULT_INFRA_PATHS, strip_paths
 from judgekit.engine import ItemOutcome, Judge, JudgeRequest
 from judgekit.errors import ConfigError
 from judgekit.paths import Escapes
+from judgekit.pairwise.anchors import anchor_of
 from judgekit.pairwise.context import code_context
 from judgekit.pairwise.flip import OrderState, combine, identical_outcome
 from judgekit.pairwise.options import PairwiseOptions
@@ -341,6 +342,7 @@ def run_pairwise(runs: Sequence[RunResult],
     result = PairwiseResult(
         records=plan.records(outcomes, early, False),
         stopped=getattr(engine, "stopped", None), spend_usd=getattr(engine, "spent_usd", None),
-        sizes=[(patch_size(p.a.diff), patch_size(p.b.diff)) for p in plan.pairs], **common)
+        sizes=[(patch_size(p.a.diff), patch_size(p.b.diff)) for p in plan.pairs],
+        anchors=[anchor_of(p) for p in plan.pairs], **common)
     _attach_repeats(result, {o.key: o for o in outcomes[:plan.n]}, outcomes[plan.n:])
     return result

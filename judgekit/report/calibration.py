@@ -8,7 +8,7 @@ written into ``DIR`` removes the file (its verdicts are gone).
 
 Example:
     >>> CalibrationFile().model_dump()
-    {'audit': None, 'pairwise': None}
+    {'audit': None, 'pairwise': None, 'audit_scales': None}
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from judgekit.audit import Calibration
+from judgekit.audit.scales import ScaleCalibration
 from judgekit.errors import InputError
 from judgekit.io import atomic_write_text, read_json
 from judgekit.pairwise.calibrate import PairwiseCalibration
@@ -33,6 +34,9 @@ class CalibrationFile(BaseModel):
                                                         "labels per task.")
     pairwise: PairwiseCalibration | None = Field(
         None, description="Pairwise verdicts against gold labels, per judge and for the jury.")
+    audit_scales: ScaleCalibration | None = Field(
+        None, description="Audit verdicts against human severity scales, overall and per "
+                          "category.")
 
 
 def read_calibration(out_dir: str | Path) -> CalibrationFile | None:
@@ -46,11 +50,13 @@ def read_calibration(out_dir: str | Path) -> CalibrationFile | None:
     return validate(CalibrationFile, data, path)
 
 
-def write_calibration(out_dir: str | Path, part: Calibration | PairwiseCalibration) -> Path:
+def write_calibration(out_dir: str | Path,
+                      part: Calibration | PairwiseCalibration | ScaleCalibration) -> Path:
     """Keep ``part`` in ``out_dir``'s ``calibration.json`` (the other kind stays); return
     the file's path."""
     current = read_calibration(out_dir) or CalibrationFile()
-    kind = "pairwise" if isinstance(part, PairwiseCalibration) else "audit"
+    kind = ("pairwise" if isinstance(part, PairwiseCalibration) else "audit_scales"
+            if isinstance(part, ScaleCalibration) else "audit")
     updated = current.model_copy(update={kind: part})
     path = Path(out_dir) / FILENAME
     atomic_write_text(path, updated.model_dump_json(indent=2) + "\n")

@@ -11,6 +11,7 @@ Example:
 from __future__ import annotations
 
 from judgekit.audit import Calibration
+from judgekit.audit.scales import ScaleCalibration
 from judgekit.pairwise.calibrate import LABELS, JudgeAgreement, PairwiseCalibration
 from judgekit.report.format import interval, num, pct
 
@@ -69,3 +70,29 @@ def audit_sentence(cal: Calibration) -> str:
     return (f"Audit verdicts against human labels on {cal.n} tasks: agreement "
             f"{pct(cal.agreement)}, Cohen's kappa {_kappa(cal.kappa, cal.kappa_ci)}"
             + (f" ({cal.kappa_note})" if cal.kappa_note else "") + ".")
+
+
+def scales_lines(cal: ScaleCalibration) -> list[str]:
+    """The calibration against severity scales: overall, then one line per column, then
+    the raters' own agreement."""
+    lines = [f"Audit verdicts against the severity scales of {cal.labels_file} (columns "
+             f"{', '.join(cal.label_columns)}; a score of at least {cal.label_threshold:g} is "
+             f"a defect) on {cal.n} items: agreement {pct(cal.agreement)}, Cohen's kappa "
+             f"{_kappa(cal.kappa, cal.kappa_ci)}, precision {pct(cal.judge_ife_precision)}, "
+             f"recall {pct(cal.judge_ife_recall)}; {cal.n_labels_without_verdict} labels "
+             f"without a verdict, {cal.n_verdicts_without_label} verdicts without a label, "
+             f"{cal.n_items_without_label} items without a label."]
+    for col, c in cal.categories.items():
+        lines.append(f"{col} (category {cal.label_map.get(col, col)}): agreement "
+                     f"{pct(c.agreement)}, Cohen's kappa {_kappa(c.kappa, c.kappa_ci)}, "
+                     f"precision {pct(c.judge_ife_precision)}, recall "
+                     f"{pct(c.judge_ife_recall)} over {c.n} items.")
+    for name, own in cal.judges.items():
+        lines.append(f"Judge {name}: agreement {pct(own.agreement)}, Cohen's kappa "
+                     f"{_kappa(own.kappa, own.kappa_ci)} over {own.n} items.")
+    if cal.inter_rater is not None:
+        ir = cal.inter_rater
+        lines.append(f"The {ir.n_raters} raters agree with each other: Krippendorff's alpha "
+                     f"{num(ir.alpha)} {interval(ir.alpha_ci) if ir.alpha_ci else ''} over "
+                     f"{ir.n_items} items (defect calls).")
+    return lines

@@ -150,7 +150,8 @@ def _comparisons(summary: EvalSummary) -> str:
 
 def _calibration(inputs: ReportInputs) -> str:
     cal = inputs.calibration
-    if cal is None or (cal.pairwise is None and cal.audit is None):
+    if cal is None or (cal.pairwise is None and cal.audit is None
+                       and cal.audit_scales is None):
         return ""
     parts = []
     if cal.pairwise is not None:
@@ -171,6 +172,9 @@ def _calibration(inputs: ReportInputs) -> str:
                          + "</figure>")
     if cal.audit is not None:
         parts.append(f"<p>{e(cv.audit_sentence(cal.audit))}</p>")
+    if cal.audit_scales is not None:
+        parts.append("<ul>" + "".join(f"<li>{e(x)}</li>"
+                                      for x in cv.scales_lines(cal.audit_scales)) + "</ul>")
     return section("calibration", "Judge calibration against labels", "".join(parts))
 
 

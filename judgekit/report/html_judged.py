@@ -241,6 +241,11 @@ def audit_section(inputs: ReportInputs) -> str:
                      f"before trusting their results.</p><ul>{items}</ul></div>")
     else:
         parts.append("<p>No task is suspected of being defective.</p>")
+    if audit.contradicted:
+        items = "".join(f"<li>{e(c)}</li>" for c in audit.contradicted)
+        parts.append(f"<div class=\"contradicted\"><h3>Contradicted verdicts "
+                     f"({e(audit.n_contradicted)})</h3><p>A score of 1 on a task that another "
+                     f"result passed with verified tests.</p><ul>{items}</ul></div>")
     if audit.by_type:
         ordered = sorted(audit.by_type.items(), key=lambda kv: (-kv[1], kv[0]))
         parts.append("<h3>Verdicts by category</h3><figure>" + svg.bar_chart(

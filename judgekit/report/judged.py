@@ -161,6 +161,29 @@ def reliability_facts(rel: JudgeReliability) -> list[str]:
     size = size_fact(rel.size_bias)
     if size:
         out.append(size)
+    out += anchor_facts(rel)
+    return out
+
+
+def anchor_facts(rel: JudgeReliability) -> list[str]:
+    """One sentence per anchor with anchored pairs: how often the verdicts agree with the
+    tests (completeness) and the fix (minimality)."""
+    anchors = rel.anchors
+    if anchors is None:
+        return []
+    out = []
+    for what, check in (("Tests", anchors.tests), ("Fix", anchors.fix)):
+        if not check.n_pairs:
+            continue
+        shares = ("no verdict" if not check.n else
+                  f"{pct(check.share_right)} favoured the right side, {pct(check.share_draw)} "
+                  f"were draws, {pct(check.share_wrong)} favoured the wrong side"
+                  + (f" (95% interval {pct(check.share_wrong_ci[0])}–"
+                     f"{pct(check.share_wrong_ci[1])})" if check.share_wrong_ci else ""))
+        flag = "flagged" if check.flagged else "not flagged"
+        out.append(f"{what} anchor on {check.dimension}: {check.n_pairs} anchored pairs "
+                   f"(right side: {check.right_side}); of the {check.n} with a verdict "
+                   f"{shares}; {flag} ({anchors.rule}).")
     return out
 
 

@@ -98,7 +98,8 @@ def _comparisons(summary: EvalSummary) -> list[str]:
 
 def _calibration(inputs: ReportInputs) -> list[str]:
     cal = inputs.calibration
-    if cal is None or (cal.pairwise is None and cal.audit is None):
+    if cal is None or (cal.pairwise is None and cal.audit is None
+                       and cal.audit_scales is None):
         return []
     lines = ["## Judge calibration against labels", ""]
     if cal.pairwise is not None:
@@ -112,6 +113,8 @@ def _calibration(inputs: ReportInputs) -> list[str]:
                 lines += [f"_{md(a.kappa_note, block=False)}_", ""]
     if cal.audit is not None:
         lines += [md(cv.audit_sentence(cal.audit)), ""]
+    if cal.audit_scales is not None:
+        lines += [f"- {md(x, block=False)}" for x in cv.scales_lines(cal.audit_scales)] + [""]
     return lines
 
 

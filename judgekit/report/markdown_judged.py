@@ -218,6 +218,10 @@ def audit_section(inputs: ReportInputs) -> list[str]:
         lines += [f"**Suspected defective tasks:** {', '.join(named)}", ""]
     else:
         lines += ["No task is suspected of being defective.", ""]
+    if audit.contradicted:
+        lines += [f"**Contradicted verdicts** ({audit.n_contradicted}): a score of 1 on a task "
+                  "that another result passed with verified tests:", ""]
+        lines += [f"- {md(c, block=False)}" for c in audit.contradicted] + [""]
     if audit.by_type:
         lines += table(["category", "verdicts"],
                        [[k, n] for k, n in sorted(audit.by_type.items(), key=lambda kv: -kv[1])])

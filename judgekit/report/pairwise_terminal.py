@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from judgekit.report.judged import anchor_facts
 from judgekit.report.terminal import cells, marked, plain
 from judgekit.summary import EvalSummary
 
@@ -45,6 +46,8 @@ def print_pairwise(summary: EvalSummary, console: Console | None = None) -> None
         verdict = "judge flagged" if rel.flagged else "judge reliable"
         console.print(f"[{style}]{verdict}[/]: "
                       + marked(rel.message or "; ".join(rel.reasons)), highlight=False)
+        for fact in anchor_facts(rel):
+            plain(console, fact)
     jury = summary.pairwise.jury
     if jury is not None:
         a = jury.agreement

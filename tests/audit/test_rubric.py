@@ -123,7 +123,8 @@ def test_scienceagentbench_adds_figure_evaluation_and_separates_the_two_environm
 def test_swe_bench_rubric_covers_tests_network_drift_and_issues() -> None:
     rubric = load_rubric("swe-bench")
     assert [c.id for c in rubric.categories] == [
-        "underspecified-issue", "wrong-tests", "network", "environment-drift", "flaky-tests"]
+        "underspecified-issue", "wrong-tests", "network", "environment-drift", "flaky-tests",
+        "other-major-issue"]
     assert "evaluation container" in rubric.render()
 
 

@@ -65,7 +65,7 @@ def test_a_huge_retry_after_is_cut_and_said(tmp_path: Path) -> None:
     assert judge["calls"] == calls and judge["failed_calls"] == {"rate_limited": calls}
     retries = judge["retries"]
     # every wait asked for was over the bound; none could end within the call's deadline
-    # (3 attempts x 5 s), so no call waited: each failed with its rate limit
+    # (3 attempts x 5 s and 3 s of backoff), so no call waited: each failed with its rate limit
     assert retries["largest_retry_after_s"] == 999999
     assert retries["cut_to_bound"] == calls and retries["cut_by_deadline"] == calls
     assert retries["waited_s"] == 0

@@ -73,3 +73,25 @@ def test_audit_with_a_real_model_gives_verdicts_within_the_window(
         assert record["skipped"] or record["cached"] or record["tries"] >= 1
     sent = [r for r in records if not r["skipped"]]
     assert sum(r["state"] == "valid" for r in sent) * 4 >= len(sent)
+
+
+def test_item_audit_with_a_real_model_gives_one_record_per_item(
+        llama_server: object, tmp_path: Path) -> None:
+    items = Path(__file__).parents[1] / "audit" / "data" / "swebench_items.jsonl"
+    n_items = len(items.read_text().splitlines())
+    before = llama_server.requests()  # type: ignore[attr-defined]
+    result = judgekit("audit", "--items", items, "--rubric", "swe-bench", "--judge",
+                      f"llamacpp:smollm2@{llama_server.base_url}",  # type: ignore[attr-defined]
+                      "--no-cache", "--judge-context", str(llama_server.n_ctx),  # type: ignore[attr-defined]
+                      "--out", tmp_path / "out", cwd=tmp_path, timeout=1200)
+    assert result.returncode == 0, result.stderr
+    seen = llama_server.requests()[len(before):]  # type: ignore[attr-defined]
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    records = [json.loads(line) for line in (tmp_path / "out" / "audit.jsonl").open()]
+    assert len(records) == n_items == summary["audit"]["n_failed"]
+    assert all(r["state"] in ("valid", "unscored", "error") for r in records)
+    audit = summary["audit"]
+    skipped = sum(audit["skipped"].values()) + (audit["n_skipped_cost"] or 0)
+    assert audit["n_valid"] + audit["n_unscored"] + audit["n_error"] + skipped == n_items
+    assert audit["n_valid"] == sum(r["state"] == "valid" for r in records)
+    assert summary["judge"]["calls"] == len(seen)
