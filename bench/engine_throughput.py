@@ -88,7 +88,7 @@ def main() -> int:
     os.environ.setdefault("ANTHROPIC_API_KEY", "bench-key")
     server = subprocess.Popen(
         [sys.executable, "-c",
-         ("import sys; from judgekit.cli.testing_server import main; sys.exit(main(sys.argv[1:] + ['--until-stdin-closes']))"),
+         ("import sys; from judgekit.testing.cli import main; sys.exit(main(sys.argv[1:] + ['--until-stdin-closes']))"),
          "--latency", str(args.latency)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:

@@ -63,10 +63,20 @@ def example_path(name: str = "bobbin") -> Path:
     return package_data_dir("examples") / name
 
 
-def read_template(name: str) -> Template:
-    """A prompt template from the ``prompts`` family, as a :class:`string.Template`."""
-    path = data_dir("prompts") / name
+def template_at(path: str | Path) -> Template:
+    """The prompt template in the file ``path``: the one loader of templates."""
     try:
-        return Template(path.read_text(encoding="utf-8"))
+        return Template(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(f"cannot read prompt template {path}: {exc.strerror}") from None
+
+
+def read_template(name: str) -> Template:
+    """A prompt template from the ``prompts`` family, as a :class:`string.Template` (read
+    once per data folder)."""
+    return _template(str(data_dir("prompts")), name)
+
+
+@lru_cache(maxsize=32)
+def _template(root: str, name: str) -> Template:
+    return template_at(Path(root) / name)

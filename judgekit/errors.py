@@ -92,10 +92,6 @@ class ConfigError(JudgekitError):
     """Options or settings that contradict each other or name something unknown."""
 
 
-class ComparisonError(JudgekitError):
-    """Two arms cannot be compared honestly (for example, served by different models)."""
-
-
 class ProviderError(JudgekitError):
     """A model provider failed in a way retries cannot fix (bad key, bad request)."""
 

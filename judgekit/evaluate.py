@@ -17,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from pydantic import BaseModel
 
 from judgekit import stats
 from judgekit.diffs import DEFAULT_INFRA_PATHS
@@ -31,47 +33,97 @@ from judgekit.scoring.models import ScoredResult, ScoreSummary
 from judgekit.scoring.score import Similarity, score_rows, summarise
 from judgekit.scoring.step import ScoreResult, score_step
 from judgekit.scoring.stream import iter_scored
-from judgekit.steps import Step, StepResult
+from judgekit.steps import AnyResult, Step, StepKind, StepResult
+
+R = TypeVar("R", bound=BaseModel)
+S = TypeVar("S", bound=BaseModel)
 
 if TYPE_CHECKING:
+    from judgekit.audit.aggregate import AuditRecord
+    from judgekit.audit.jury import AuditJuryResult
+    from judgekit.audit.kind import AuditKind
+    from judgekit.audit.models import AuditStepSummary
     from judgekit.audit.options import AuditOptions
     from judgekit.engine.config import EngineConfig
     from judgekit.engine.engine import Engine
+    from judgekit.engine.jury import JuryRunner
+    from judgekit.pairwise.jury import JuryResult
+    from judgekit.pairwise.kind import PairwiseKind
+    from judgekit.pairwise.models import PairwiseStepSummary
     from judgekit.pairwise.options import PairwiseOptions
+    from judgekit.pairwise.records import PairRecord
 
 
 @dataclass
 class EvalResult:
     """Everything one evaluation produced: the score summary, the loaded results, and the
-    result of each judging step that ran (:func:`judgekit.summary.summary_of` composes
-    ``summary.json`` from them)."""
+    result of each judging step that ran, kept by its descriptor
+    (:func:`judgekit.summary.summary_of` composes ``summary.json`` from them)."""
 
     summary: ScoreSummary
     runs: list[RunResult] = field(default_factory=list, repr=False)
-    pairwise: StepResult[Any, Any] | None = None
-    audit: StepResult[Any, Any] | None = None
+    #: the judging steps' results, in the order they ran; one per step (its ``kind``).
+    parts: list[AnyResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     enrichment: Enrichment | None = None
     #: the judge model, how it was asked and what it received (``summary["judge"]``).
     judge: JudgeRun | None = None
-    #: results of steps other than pairwise judging and the audit, in the order they ran.
-    others: list[StepResult[Any, Any]] = field(default_factory=list)
 
     @property
     def scoring(self) -> ScoreResult:
         """The scoring step's result: the scored results (``results.jsonl``) and summary."""
         return ScoreResult(self.summary)
 
-    def steps(self) -> list[StepResult[Any, Any]]:
-        """The judging steps' results, in the order ``summary.json`` lists their entries."""
-        return [p for p in (self.pairwise, self.audit) if p is not None] + self.others
+    def part(self, kind: StepKind[R, S]) -> StepResult[R, S] | None:
+        """The result of the step ``kind`` describes, if it ran."""
+        found = next((p for p in self.parts if p.kind is kind), None)
+        return cast("StepResult[R, S] | None", found)
 
-    def add(self, part: StepResult[Any, Any]) -> None:
-        """Keep a step's result under its name."""
-        if part.name in ("pairwise", "audit"):
-            setattr(self, part.name, part)
+    @property
+    def pairwise(self) -> StepResult[PairRecord, PairwiseStepSummary] | None:
+        """Pairwise judging's result (by one judge or a jury), if it ran."""
+        from judgekit.pairwise.kind import PAIRWISE
+
+        return self.part(PAIRWISE)
+
+    @pairwise.setter
+    def pairwise(self, part: StepResult[PairRecord, PairwiseStepSummary] | None) -> None:
+        from judgekit.pairwise.kind import PAIRWISE
+
+        self.put(PAIRWISE, part)
+
+    @property
+    def audit(self) -> StepResult[AuditRecord, AuditStepSummary] | None:
+        """The audit's result (by one judge or a jury), if it ran."""
+        from judgekit.audit.kind import AUDIT
+
+        return self.part(AUDIT)
+
+    @audit.setter
+    def audit(self, part: StepResult[AuditRecord, AuditStepSummary] | None) -> None:
+        from judgekit.audit.kind import AUDIT
+
+        self.put(AUDIT, part)
+
+    def put(self, kind: StepKind[R, S], part: StepResult[R, S] | None) -> None:
+        """Keep ``part`` as the result of the step ``kind`` describes (None: drop it)."""
+        if part is not None and part.kind is not kind:
+            raise TypeError(f"a {part.kind.name} result is not the {kind.name} step's")
+        self.parts = [p for p in self.parts if p.kind is not kind]
+        if part is not None:
+            self.add(part)
+
+    def steps(self) -> list[AnyResult]:
+        """The judging steps' results, in the order they ran."""
+        return list(self.parts)
+
+    def add(self, part: AnyResult) -> None:
+        """Keep a step's result (in place of an earlier result of the same step)."""
+        at = next((i for i, p in enumerate(self.parts) if p.kind is part.kind), None)
+        if at is None:
+            self.parts.append(part)
         else:
-            self.others.append(part)
+            self.parts[at] = part
 
 
 def _similarity(enabled: bool) -> Similarity | None:
@@ -122,6 +174,8 @@ class Judging:
     configs: list[EngineConfig]
     exclude: Sequence[str]
     scored: Callable[[], ScoreSummary] = field(repr=False)
+    #: the judges and the cost cap they share (the first judge's engine is ``engine``).
+    jury: JuryRunner = field(repr=False)
 
     @property
     def summary(self) -> ScoreSummary:
@@ -134,9 +188,14 @@ class PairwiseStep:
     """Pairwise judging by flip-and-draw; by a jury when several judges are given."""
 
     options: PairwiseOptions | None = None
-    name: str = "pairwise"
 
-    def run(self, inputs: Judging) -> StepResult[Any, Any]:
+    @property
+    def kind(self) -> PairwiseKind:
+        from judgekit.pairwise.kind import PAIRWISE
+
+        return PAIRWISE
+
+    def run(self, inputs: Judging) -> AnyResult:
         if len(inputs.configs) > 1:
             return _judge_by_jury(inputs, self.options)
         from judgekit.pairwise import run_pairwise
@@ -152,9 +211,14 @@ class AuditStep:
 
     options: AuditOptions | None = None
     jury: bool = False
-    name: str = "audit"
 
-    def run(self, inputs: Judging) -> StepResult[Any, Any]:
+    @property
+    def kind(self) -> AuditKind:
+        from judgekit.audit.kind import AUDIT
+
+        return AUDIT
+
+    def run(self, inputs: Judging) -> AnyResult:
         if self.jury and len(inputs.configs) > 1:
             return _audit_by_jury(inputs, self.options)
         from judgekit.audit import run_audit
@@ -227,10 +291,13 @@ def evaluate(
         from judgekit.engine.config import judge_configs
 
         judge = judge_configs(judge, base_url=base_url)
-    return run_pipeline(paths, steps, judge=judge, exclude=exclude, mixed_models=mixed_models,
-                        seed=seed, similarity=similarity, tasks=tasks, keep_runs=keep_runs,
-                        adapters=adapters, while_judging=while_judging,
-                        transcripts=transcripts)
+    options = PipelineOptions(exclude=tuple(exclude), mixed_models=mixed_models, seed=seed,
+                              similarity=similarity, tasks=tuple(tasks) if tasks else None,
+                              keep_runs=keep_runs,
+                              adapters=tuple(adapters) if adapters is not None else None,
+                              transcripts=tuple(transcripts) if transcripts else None)
+    return run_pipeline(paths, steps, judge=judge, options=options,
+                        while_judging=while_judging)
 
 
 Source = str | Path | Sequence[str | Path] | Sequence[RunResult]
@@ -261,28 +328,48 @@ def _loaded(paths: Source, adapters: Sequence[Adapter] | None
     return report.results, report.warnings
 
 
+@dataclass(frozen=True)
+class PipelineOptions:
+    """How the pipeline loads and scores: the options :func:`evaluate` takes one by one and
+    the command line reads once (``judgekit.cli._common.pipeline_options``)."""
+
+    #: paths whose changes are infrastructure, left out of file-level scores.
+    exclude: tuple[str, ...] = tuple(DEFAULT_INFRA_PATHS)
+    #: compare arms whose results name different models (refused otherwise).
+    mixed_models: bool = False
+    #: the seed of the bootstrap intervals (None: the default seed).
+    seed: int | None = None
+    #: add the embedding similarity of diffs (the index extra).
+    similarity: bool = False
+    #: suite files whose tasks fill fields the run files leave out.
+    tasks: tuple[str | Path, ...] | None = None
+    #: keep the loaded results (False: score them as they are read, without a judge).
+    keep_runs: bool = True
+    #: the readers of other harnesses' files (None: the default ones).
+    adapters: tuple[Adapter, ...] | None = None
+    #: directories of agents' session files, matched to results by task id.
+    transcripts: tuple[str | Path, ...] | None = None
+
+
 def run_pipeline(
     paths: Source,
     steps: Sequence[Step[Judging]] = (),
     *,
     judge: Any | None = None,
-    exclude: Sequence[str] = DEFAULT_INFRA_PATHS,
-    mixed_models: bool = False,
-    seed: int | None = None,
-    similarity: bool = False,
-    tasks: Sequence[str | Path] | None = None,
-    keep_runs: bool = True,
-    adapters: Sequence[Adapter] | None = None,
+    options: PipelineOptions | None = None,
     while_judging: Callable[[EvalResult], Iterable[object]] | None = None,
-    transcripts: Sequence[str | Path] | None = None,
 ) -> EvalResult:
     """Load, score, then run ``steps`` in order with the judge(s) ``judge``: the pipeline of
     :func:`evaluate` and of the ``score``, ``judge`` and ``audit`` commands, which differ
     only in their steps. Without a judge or without steps only scoring runs."""
-    sim = _similarity(similarity)
+    opts = options or PipelineOptions()
+    exclude, tasks, adapters = opts.exclude, opts.tasks, opts.adapters
+    transcripts = opts.transcripts
+    mixed_models, seed = opts.mixed_models, opts.seed
+    sim = _similarity(opts.similarity)
     seed_value = stats.DEFAULT_SEED if seed is None else seed
-    if not keep_runs and judge is None and not tasks and not transcripts and sim is None \
-            and not _given_results(paths):
+    if not opts.keep_runs and judge is None and not tasks and not transcripts \
+            and sim is None and not _given_results(paths):
         return _streamed(paths, exclude=exclude, adapters=adapters,
                          mixed_models=mixed_models, seed=seed_value)
     if judge is not None and steps:
@@ -330,12 +417,14 @@ def _run_steps(pending: _Pending, runs: list[RunResult], steps: Sequence[Step[Ju
                while_judging: Callable[[EvalResult], Iterable[object]] | None) -> EvalResult:
     """Each step in turn, with one engine (the first judge's) for them all."""
     from judgekit.engine import Engine
+    from judgekit.engine.jury import JuryRunner
 
     configs = _configs(judge)
     engine = Engine(configs[0])
     engine.between_calls(pending.steps(while_judging))
     inputs = Judging(runs=runs, rows=pending.rows, engine=engine, configs=configs,
-                     exclude=exclude, scored=lambda: pending.result().summary)
+                     exclude=exclude, scored=lambda: pending.result().summary,
+                     jury=JuryRunner(configs, engine))
     parts = [step.run(inputs) for step in steps]
     result = pending.result()
     for part in parts:
@@ -345,61 +434,31 @@ def _run_steps(pending: _Pending, runs: list[RunResult], steps: Sequence[Step[Ju
     return result
 
 
-def _judge_by_jury(inputs: Judging, options: PairwiseOptions | None) -> StepResult[Any, Any]:
+def _judge_by_jury(inputs: Judging, options: PairwiseOptions | None) -> JuryResult:
     """Pairwise judging by each judge in turn (the first with the pipeline's engine), then
-    the jury's verdicts. A cost cap holds for the jury as a whole: each judge may spend
-    what the judges before it left."""
-    from judgekit.engine import Engine
+    the jury's verdicts; the cost cap holds for the run as a whole (:mod:`judgekit.engine.jury`)."""
     from judgekit.pairwise import PairwiseOptions, run_pairwise
-    from judgekit.pairwise.jury import Juror, JuryResult, juror_labels
+    from judgekit.pairwise.jury import Juror, JuryResult
 
-    options = options or PairwiseOptions()
-    first, configs = inputs.engine, inputs.configs
-    labels = juror_labels([(c.model, c.base_url) for c in configs])
-    jurors, spent = [], 0.0
-    for k, (label, config) in enumerate(zip(labels, configs)):
-        engine = first
-        if k:
-            if config.max_cost_usd is not None:
-                left = max(config.max_cost_usd - spent, 1e-9)
-                config = config.model_copy(update={"max_cost_usd": left})
-            engine = Engine(config)
-        own = run_pairwise(inputs.runs, inputs.rows, engine, options, exclude=inputs.exclude)
-        spent += engine.spent_usd
-        jurors.append(Juror(label, config.model, config.base_url, own))
-    cap, others = first.config.max_cost_usd, spent - first.spent_usd
-    if cap is not None and others > 0:  # what the first judge's engine does next (the
-        # audit) may spend only what the whole jury left
-        first.config = first.config.model_copy(
-            update={"max_cost_usd": max(cap - others, 1e-9)})
-    return JuryResult(jurors, rule=options.jury_rule)
+    opts = options or PairwiseOptions()
+    seats = inputs.jury.each(lambda engine: run_pairwise(
+        inputs.runs, inputs.rows, engine, opts, exclude=inputs.exclude))
+    return JuryResult([Juror(s.label, s.config.model, s.config.base_url, s.result)
+                       for s in seats], rule=opts.jury_rule)
 
 
-def _audit_by_jury(inputs: Judging, options: AuditOptions | None) -> StepResult[Any, Any]:
+def _audit_by_jury(inputs: Judging, options: AuditOptions | None) -> AuditJuryResult:
     """The audit by each judge in turn (the first with the pipeline's engine), then the
-    jury's classification; a cost cap holds for the jury as a whole."""
+    jury's classification; the cost cap holds for the run as a whole."""
     from judgekit.audit import AuditOptions, run_audit
     from judgekit.audit.jury import AuditJuror, AuditJuryResult
-    from judgekit.engine import Engine
-    from judgekit.pairwise.jury import juror_labels
 
-    options = options or AuditOptions()
-    first, configs = inputs.engine, inputs.configs
-    labels = juror_labels([(c.model, c.base_url) for c in configs])
-    jurors, spent = [], first.spent_usd
-    for k, (label, config) in enumerate(zip(labels, configs)):
-        engine = first
-        if k:
-            if config.max_cost_usd is not None:
-                config = config.model_copy(
-                    update={"max_cost_usd": max(config.max_cost_usd - spent, 1e-9)})
-            engine = Engine(config)
-        before = engine.spent_usd
-        own = run_audit(inputs.runs, inputs.summary, engine, options)
-        spent += engine.spent_usd - before
-        jurors.append(AuditJuror(label, config.model, config.base_url, own))
-    return AuditJuryResult(jurors, min_runs=options.min_runs)
+    opts = options or AuditOptions()
+    seats = inputs.jury.each(lambda engine: run_audit(inputs.runs, inputs.summary, engine,
+                                                      opts))
+    return AuditJuryResult([AuditJuror(s.label, s.config.model, s.config.base_url, s.result)
+                            for s in seats], min_runs=opts.min_runs)
 
 
-__all__ = ["AuditStep", "EvalResult", "Judging", "PairwiseStep", "evaluate", "judging_steps",
-           "run_pipeline"]
+__all__ = ["AuditStep", "EvalResult", "Judging", "PairwiseStep", "PipelineOptions", "evaluate",
+           "judging_steps", "run_pipeline"]

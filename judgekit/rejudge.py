@@ -33,12 +33,17 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from judgekit.audit.aggregate import AuditRecord
+from judgekit.audit.kind import AUDIT
 from judgekit.audit.models import AuditStepSummary, AuditSummary
 from judgekit.diffs import DEFAULT_INFRA_PATHS
 from judgekit.errors import ConfigError, InputError
 from judgekit.evaluate import EvalResult
+from judgekit.engine.config import EngineConfig
+from judgekit.engine.engine import Engine
+from judgekit.engine.jury import JuryRunner, juror_labels
+from judgekit.outputs import RUNS_FILE, SUMMARY_FILE
 from judgekit.pairwise.anchors import anchor_of
-from judgekit.pairwise.jury import Juror, JuryResult, JuryRule, juror_labels
+from judgekit.pairwise.jury import Juror, JuryResult, JuryRule
 from judgekit.pairwise.models import PairwiseStepSummary, PairwiseSummary
 from judgekit.pairwise.options import PairwiseOptions
 from judgekit.pairwise.pairs import PlannedPair, collect, plan_pairs
@@ -48,14 +53,13 @@ from judgekit.pairwise.size import patch_size
 from judgekit.pairwise.step import shows_reference
 from judgekit.report.load import ReportInputs, load_report_dir
 from judgekit.scoring.models import ScoreSummary
-from judgekit.steps import StepResult
+from judgekit.steps import AnyResult, StepKind, StepResult
 from judgekit.summary import EvalSummary
 
 __all__ = ["JudgedOutput", "is_judged_output", "load_judged_output", "rejudge"]
 
-from judgekit.report.outdir import is_judged_output
+from judgekit.report.outdir import RECORDS, is_judged_output
 
-RECORDS = "pairwise.jsonl"
 
 
 @dataclass
@@ -74,15 +78,15 @@ class JudgedOutput:
 def load_judged_output(path: str | Path) -> JudgedOutput:
     """Read an output directory for judging again; a missing part is an :class:`InputError`."""
     out = Path(path)
-    for name, why in (("runs.jsonl", "the loaded results the judges were shown"),
+    for name, why in ((RUNS_FILE, "the loaded results the judges were shown"),
                       (RECORDS, "the verdicts to reuse")):
         if not (out / name).is_file():
             raise InputError(out / name, None, f"missing: a judged output keeps {why}")
     inputs = load_report_dir(out)
     if not inputs.runs:
-        raise InputError(out / "runs.jsonl", None, "holds no results to judge")
+        raise InputError(out / RUNS_FILE, None, "holds no results to judge")
     if inputs.summary.pairwise_run is None:
-        raise InputError(out / "summary.json", "pairwise_run", "missing: no pairwise judging "
+        raise InputError(out / SUMMARY_FILE, "pairwise_run", "missing: no pairwise judging "
                                                                "to add a judge to")
     return JudgedOutput(out, inputs)
 
@@ -172,13 +176,12 @@ def _check_plan(pairs: Sequence[PlannedPair], records: Sequence[PairRecord],
 class KeptAudit(StepResult[AuditRecord, AuditStepSummary]):
     """The output's audit, carried over unchanged."""
 
-    name: ClassVar[str] = "audit"
-    records_file: ClassVar[str | None] = "audit.jsonl"
+    kind: ClassVar[StepKind[Any, Any]] = AUDIT
+    #: not run now: its failures were told when it ran, and are not this run's.
+    carried_over: ClassVar[bool] = True
 
     records: list[AuditRecord]
     counts: AuditSummary
-    #: not run now: its failures were told when it ran, and are not this run's.
-    carried_over: bool = True
 
     def _summarise(self) -> AuditStepSummary:
         return AuditStepSummary(audit=self.counts)
@@ -190,25 +193,19 @@ def _prior_result(prior: _Prior, common: dict[str, Any]) -> PairwiseResult:
     return result
 
 
-def _ask(configs: Sequence[Any], labels: Sequence[str], output: JudgedOutput,
-         options: PairwiseOptions, exclude: Sequence[str]) -> tuple[list[Juror], list[Any]]:
-    """Each new judge judges every pair in turn; a cost cap holds for them as a whole. The
-    jurors, and the engines that asked them."""
-    from judgekit.engine import Engine
+def _ask(configs: Sequence[EngineConfig], labels: Sequence[str], output: JudgedOutput,
+         options: PairwiseOptions, exclude: Sequence[str]) -> tuple[list[Juror], list[Engine]]:
+    """Each new judge judges every pair in turn; a cost cap holds for them as a whole
+    (:mod:`judgekit.engine.jury`). The jurors, and the engines that asked them."""
     from judgekit.pairwise import run_pairwise
 
-    jurors, engines, spent = [], [], 0.0
-    for label, config in zip(labels, configs):
-        if config.max_cost_usd is not None and spent:
-            config = config.model_copy(
-                update={"max_cost_usd": max(config.max_cost_usd - spent, 1e-9)})
-        engine = Engine(config)
-        own = run_pairwise(output.inputs.runs, output.inputs.summary.results, engine,
-                           options, exclude=exclude)
-        spent += engine.spent_usd
-        engines.append(engine)
-        jurors.append(Juror(label, config.model, config.base_url, own))
-    return jurors, engines
+    if not configs:
+        return [], []
+    runner = JuryRunner(configs, labels=labels)
+    seats = runner.each(lambda engine: run_pairwise(
+        output.inputs.runs, output.inputs.summary.results, engine, options, exclude=exclude))
+    return ([Juror(s.label, s.config.model, s.config.base_url, s.result) for s in seats],
+            [s.engine for s in seats])
 
 
 def new_labels(configs: Sequence[Any], priors: Sequence[str]) -> list[str]:
@@ -230,9 +227,10 @@ def rejudge(output: JudgedOutput, judges: Sequence[Any], *, replace: bool = Fals
     assert summary.pairwise_run is not None  # checked on loading
     options = options or PairwiseOptions()
     jury = summary.pairwise.jury if summary.pairwise is not None else None
-    rule = rule or (jury.rule if jury is not None else None) or "majority"  # type: ignore
+    named = rule or (jury.rule if jury is not None else None)
+    chosen: JuryRule = "unanimous" if named == "unanimous" else "majority"
 
-    options = options.model_copy(update={"jury_rule": rule})
+    options = options.model_copy(update={"jury_rule": chosen})
     priors = {p.label: p for p in prior_judges(output)}
     labels = new_labels(judges, list(priors))
     order = labels if replace else list(priors) + [x for x in labels if x not in priors]
@@ -243,7 +241,7 @@ def rejudge(output: JudgedOutput, judges: Sequence[Any], *, replace: bool = Fals
     new, engines = _ask([c for _, c in asked], [label for label, _ in asked], output,
                         options, exclude)
     if new and new[0].result.dry_run:
-        return _result(output, new[0].result if len(new) == 1 else JuryResult(new, rule=rule))
+        return _result(output, new[0].result if len(new) == 1 else JuryResult(new, rule=chosen))
     common: dict[str, Any] = dict(
         select=summary.pairwise_run.select, notes=list(notes),
         threshold=options.reliability_threshold, seed=options.seed,
@@ -255,7 +253,7 @@ def rejudge(output: JudgedOutput, judges: Sequence[Any], *, replace: bool = Fals
         _prior_result(priors[label], common)) for label in order]
     reused = [label for label in order if label not in made]
     part = jurors[0].result if len(jurors) == 1 else JuryResult(
-        jurors, rule=rule, notes=[f"verdicts of {', '.join(reused)} reused from the judged "
+        jurors, rule=chosen, notes=[f"verdicts of {', '.join(reused)} reused from the judged "
                                   "output (no call)"] if reused and new else [],
         reused=reused)
     result = _result(output, part)
@@ -264,13 +262,16 @@ def rejudge(output: JudgedOutput, judges: Sequence[Any], *, replace: bool = Fals
     return result
 
 
-def _result(output: JudgedOutput, pairwise: StepResult[Any, Any]) -> EvalResult:
+def _result(output: JudgedOutput,
+            pairwise: StepResult[PairRecord, PairwiseStepSummary]) -> EvalResult:
     """The output's scores, audit and notes with the new pairwise part (``judge``: the
     output's, until a judge is asked)."""
     summary, inputs = output.summary, output.inputs
     given = summary.model_fields_set
     score = ScoreSummary(**{k: getattr(summary, k) for k in ScoreSummary.model_fields
                             if k in given})
-    audit = (KeptAudit(inputs.audit, summary.audit) if summary.audit is not None else None)
-    return EvalResult(summary=score, runs=list(inputs.runs), pairwise=pairwise, audit=audit,
+    parts: list[AnyResult] = [pairwise]
+    if summary.audit is not None:
+        parts.append(KeptAudit(inputs.audit, summary.audit))
+    return EvalResult(summary=score, runs=list(inputs.runs), parts=parts,
                       notes=list(summary.notes), judge=summary.judge)

@@ -24,6 +24,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from judgekit import stats
+from judgekit.audit.kind import AUDIT
 from judgekit.audit.aggregate import AuditRecord, aggregate_tasks
 from judgekit.errors import InputError
 from judgekit.ingest.validation import validate
@@ -78,7 +79,7 @@ def load_verdicts(path: str | Path) -> list[AuditRecord]:
     """Records of an ``audit.jsonl`` (or of the one inside directory ``path``)."""
     p = Path(path)
     if p.is_dir():
-        p = p / "audit.jsonl"
+        p = p / str(AUDIT.records_file)
     if not p.is_file():
         raise InputError(p, None, "no audit.jsonl found")
     return [validate(AuditRecord, obj, p, f"line {n}: ") for n, obj in read_json_lines(p)]

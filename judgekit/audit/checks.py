@@ -17,7 +17,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from judgekit.audit.rubric import NONE_TYPE, Rubric
@@ -206,9 +206,3 @@ def evidence_problems(verdict: dict[str, Any], sources: Iterable[str]) -> list[s
         problems.append("score is 1 but the evidence quotes nothing from the materials; put "
                         "each supporting passage, copied verbatim, in double quotes")
     return problems
-
-
-def make_checks(rubric: Rubric, sources: list[str]) -> tuple[
-        Callable[[dict[str, Any]], list[str]], Callable[[dict[str, Any]], list[str]]]:
-    """The ``check`` and ``soft_check`` callables for one audit request."""
-    return (lambda v: logical_problems(v, rubric)), (lambda v: evidence_problems(v, sources))

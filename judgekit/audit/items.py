@@ -27,7 +27,8 @@ from typing import Any
 from judgekit.audit.aggregate import AuditRecord, aggregate_tasks, combine_samples, sample_from_outcome
 from judgekit.audit.checks import evidence_problems, logical_problems, missing_quotes
 from judgekit.audit.condense import condense, estimate_tokens
-from judgekit.audit.materials import RESERVE_TOKENS, Materials, allocate, fence, load_template
+from judgekit._resources import read_template
+from judgekit.audit.materials import RESERVE_TOKENS, Materials, allocate, fence
 from judgekit.audit.options import AuditOptions
 from judgekit.audit.rubric import NONE_TYPE, Rubric, load_rubric
 from judgekit.audit.step import AuditResult
@@ -50,7 +51,7 @@ MIN_ITEM_TOKENS = 1_500
 
 def item_system_prompt(rubric: Rubric) -> str:
     """The static part of every item request: instructions plus the whole rubric."""
-    return load_template("audit_items_system.md").safe_substitute(rubric=rubric.render())
+    return read_template("audit_items_system.md").safe_substitute(rubric=rubric.render())
 
 
 def _raw(item: BenchmarkItem) -> dict[str, str]:
@@ -75,7 +76,7 @@ def gather_item_materials(item: BenchmarkItem, *, budget_tokens: int, system_tok
         blocks[key] = fence(ITEM_BLOCKS[key], c.text)
     k, n = sample
     mark = f"\x00{uuid.uuid4().hex}\x00"
-    rendered = load_template("audit_items_item.md").safe_substitute(
+    rendered = read_template("audit_items_item.md").safe_substitute(
         task_id=item.instance_id, repo=item.repo or "unknown",
         cut_notes="".join(f"- Note: {note}\n" for note in notes), sample_note=mark, **blocks)
     note = f"\n(This is independent judgement {k} of {n} of this item.)\n" if n > 1 else ""
@@ -164,28 +165,18 @@ __all__ = ["ITEM_ARM", "NOT_RUN", "gather_item_materials", "item_system_prompt",
 def audit_items(items: Sequence[BenchmarkItem], configs: Sequence[Any],
                 options: AuditOptions | None = None) -> tuple[Any, Any]:
     """Every item audited by one judge, or by each judge of a jury in turn (the majority
-    classifying each item; a cost cap holds for the jury as a whole). Returns the audit
-    step's result and the first judge's engine (its accounting is ``summary["judge"]``)."""
+    classifying each item; a cost cap holds for the jury as a whole: the jury runner,
+    :mod:`judgekit.engine.jury`). Returns the audit step's result and the first judge's
+    engine (its accounting is ``summary["judge"]``)."""
     from judgekit.audit.jury import AuditJuror, AuditJuryResult
     from judgekit.engine.engine import check_servers
-    from judgekit.pairwise.jury import juror_labels
+    from judgekit.engine.jury import JuryRunner
 
     opts = options or AuditOptions()
     check_servers(list(configs))
     first = Engine(configs[0])
     if len(configs) == 1:
         return run_item_audit(items, first, opts), first
-    labels = juror_labels([(c.model, c.base_url) for c in configs])
-    jurors, spent = [], 0.0
-    for k, (label, config) in enumerate(zip(labels, configs)):
-        engine = first
-        if k:
-            if config.max_cost_usd is not None:
-                config = config.model_copy(
-                    update={"max_cost_usd": max(config.max_cost_usd - spent, 1e-9)})
-            engine = Engine(config)
-        before = engine.spent_usd
-        own = run_item_audit(items, engine, opts)
-        spent += engine.spent_usd - before
-        jurors.append(AuditJuror(label, config.model, config.base_url, own))
-    return AuditJuryResult(jurors, min_runs=1), first
+    seats = JuryRunner(configs, first).each(lambda engine: run_item_audit(items, engine, opts))
+    return AuditJuryResult([AuditJuror(s.label, s.config.model, s.config.base_url, s.result)
+                            for s in seats], min_runs=1), first

@@ -34,9 +34,10 @@ from judgekit.audit.aggregate import (
     majority_score,
 )
 from judgekit.audit.models import AuditJury, AuditJuryMember, AuditStepSummary
+from judgekit.audit.kind import AUDIT, audit_failures
 from judgekit.audit.step import AuditResult, exempt_categories
 from judgekit.engine import Skip
-from judgekit.steps import StepResult
+from judgekit.steps import Failures, StepKind, StepResult
 
 
 def _juror(rec: AuditRecord) -> JurorAudit:
@@ -102,8 +103,7 @@ class AuditJuryResult(StepResult[AuditRecord, AuditStepSummary]):
     """The audit step's result by a jury: the jury's records and summary, each judge's
     beside them."""
 
-    name: ClassVar[str] = "audit"
-    records_file: ClassVar[str | None] = "audit.jsonl"
+    kind: ClassVar[StepKind[Any, Any]] = AUDIT
 
     jurors: list[AuditJuror]
     min_runs: int = 2
@@ -116,6 +116,12 @@ class AuditJuryResult(StepResult[AuditRecord, AuditStepSummary]):
     def stopped(self) -> Skip | None:
         """Why a judge's engine stopped sending calls (an authentication failure), if one did."""
         return next((j.result.stopped for j in self.jurors if j.result.stopped), None)
+
+    def stop_detail(self) -> str | None:
+        return self.stopped.detail if self.stopped is not None else None
+
+    def failures(self) -> Failures:
+        return audit_failures(self)
 
     @property
     def records(self) -> list[AuditRecord]:  # type: ignore[override]

@@ -16,7 +16,7 @@ import uuid
 from dataclasses import dataclass, field
 from string import Template
 
-from judgekit._resources import data_dir
+from judgekit._resources import read_template
 from judgekit.audit.condense import condense, estimate_tokens
 from judgekit.ingest.models import RunResult
 from judgekit.ingest.transcripts.render import render_for_judge
@@ -51,10 +51,6 @@ class Materials:
     @property
     def tokens(self) -> int:
         return estimate_tokens(self.prompt)
-
-
-def load_template(name: str) -> Template:
-    return Template((data_dir("prompts") / name).read_text(encoding="utf-8"))
 
 
 def fence(label: str, text: str | None) -> str:
@@ -144,7 +140,7 @@ def gather_materials(run: RunResult, scored: ScoredResult | None, *, budget_toke
     k, n = sample
     cut = "".join(f"- Note: {note}\n" for note in notes)
     mark = f"\x00{uuid.uuid4().hex}\x00"  # where the sample's note goes: no material holds it
-    rendered = load_template("audit_item.md").safe_substitute(
+    rendered = read_template("audit_item.md").safe_substitute(
         task_id=run.task_id, arm=run.arm, attempt=run.attempt, test_status=status,
         test_reason=reason, tests_run=tests_run, harness_status=run.harness_status,
         cut_notes=cut, test_command=fence("test command", run.task.test_command),

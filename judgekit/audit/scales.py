@@ -208,7 +208,7 @@ class ScaleAgreement(Calibration):
 
 
 class ScaleCalibration(ScaleAgreement):
-    """``judgekit calibrate --label-columns``: verdicts against published severity scales."""
+    """``judgekit calibrate`` with label columns: verdicts against published severity scales."""
 
     labels_file: str = ""
     id_column: str = "task_id"

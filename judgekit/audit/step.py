@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
@@ -23,26 +23,26 @@ from typing import Any, ClassVar
 from judgekit.audit.aggregate import (
     FLAKY_CATEGORY,
     AuditRecord,
-    TaskAudit,
     aggregate_tasks,
     combine_samples,
     contradict,
     sample_from_outcome,
 )
+from judgekit.audit.kind import AUDIT, audit_failures
 from judgekit.audit.checks import evidence_problems, logical_problems, missing_quotes
-from judgekit.audit.condense import estimate_tokens
-from judgekit.audit.materials import Materials, gather_materials, load_template
-from judgekit.audit.models import AuditStepSummary, AuditSummary
-from judgekit.engine.tokens import CHARS_PER_TOKEN
+from judgekit._resources import read_template
+from judgekit.audit.materials import Materials, gather_materials
+from judgekit.audit.models import AuditStepSummary, AuditSummary, TaskAudit
+from judgekit.engine.tokens import CHARS_PER_TOKEN, estimate_tokens
 from judgekit.audit.options import AuditOptions
 from judgekit.audit.rubric import NONE_TYPE, Rubric, load_rubric
 from judgekit.audit.verdict import decoding_schema, verdict_schema
-from judgekit.engine import Engine, JudgeRequest, Skip
+from judgekit.engine import Judge, JudgeRequest, Skip
 from judgekit.engine.types import stop_of
 from judgekit.errors import ConfigError
 from judgekit.ingest.models import ResultKey, RunResult
 from judgekit.scoring.models import ScoredResult, ScoreSummary
-from judgekit.steps import StepResult
+from judgekit.steps import Failures, StepKind, StepResult
 
 
 #: Smallest per-item budget left after the system part for an audit to make sense.
@@ -53,8 +53,7 @@ MIN_ITEM_TOKENS = 1_500
 class AuditResult(StepResult[AuditRecord, AuditStepSummary]):
     """What :func:`run_audit` returns: the audit step's records and summary."""
 
-    name: ClassVar[str] = "audit"
-    records_file: ClassVar[str | None] = "audit.jsonl"
+    kind: ClassVar[StepKind[Any, Any]] = AUDIT
 
     rubric: Rubric
     records: list[AuditRecord]
@@ -93,6 +92,12 @@ class AuditResult(StepResult[AuditRecord, AuditStepSummary]):
 
     def _summarise(self) -> AuditStepSummary:
         return AuditStepSummary(audit=self.counts())
+
+    def stop_detail(self) -> str | None:
+        return self.stopped.detail if self.stopped is not None else None
+
+    def failures(self) -> Failures:
+        return audit_failures(self)
 
 
 def _contradiction(rec: AuditRecord) -> str:
@@ -146,7 +151,7 @@ def passed(run: RunResult, scored: ScoredResult) -> bool:
 
 def system_prompt(rubric: Rubric) -> str:
     """The static part of every request: instructions plus the whole rubric."""
-    return load_template("audit_system.md").safe_substitute(rubric=rubric.render())
+    return read_template("audit_system.md").safe_substitute(rubric=rubric.render())
 
 
 def _request(m: Materials, *, key: str, system: str, schema: dict[str, Any], rubric: Rubric,
@@ -160,7 +165,7 @@ def _request(m: Materials, *, key: str, system: str, schema: dict[str, Any], rub
 MIN_FITTED_ITEM_TOKENS = 300
 
 
-def _fitted(ask: Any, run: RunResult, scored: ScoredResult, system: str, sys_tokens: int,
+def _fitted(ask: Callable[[Materials], JudgeRequest], run: RunResult, scored: ScoredResult, system: str, sys_tokens: int,
             sample: tuple[int, int], max_input_tokens: int, max_chars: int) -> JudgeRequest | None:
     """The request with its materials condensed to fit ``max_chars`` characters in all
     (rubric included), or ``None`` when too little room is left for them."""
@@ -177,7 +182,7 @@ def _fitted(ask: Any, run: RunResult, scored: ScoredResult, system: str, sys_tok
     return None
 
 
-def run_audit(runs: Sequence[RunResult], summary: ScoreSummary, engine: Engine,
+def run_audit(runs: Sequence[RunResult], summary: ScoreSummary, engine: Judge,
               options: AuditOptions | None = None) -> AuditResult:
     """Audit every result that did not pass (see :func:`passed`); one record per result."""
     opts = options or AuditOptions()
@@ -223,5 +228,5 @@ def run_audit(runs: Sequence[RunResult], summary: ScoreSummary, engine: Engine,
     n_passed = Counter(s.task_id for r, s in pairs if passed(r, s))
     tasks = aggregate_tasks(records, dict(n_passed), min_runs=opts.min_runs)
     return AuditResult(rubric=rubric, records=records, tasks=tasks,
-                       model=getattr(getattr(engine, "config", None), "model", ""),
+                       model=engine.config.model,
                        samples=opts.samples, stopped=stop_of(outcomes), passes=passes)

@@ -12,6 +12,7 @@ from judgekit.diffs import DEFAULT_INFRA_PATHS
 from judgekit.errors import ConfigError
 
 if TYPE_CHECKING:
+    from judgekit.evaluate import PipelineOptions
     from judgekit.ingest.adapters.inspect_options import ArmFrom, InspectOptions
 
 
@@ -110,11 +111,24 @@ def exclude_from(args: argparse.Namespace) -> tuple[str, ...]:
     return tuple(args.exclude) if args.exclude else DEFAULT_INFRA_PATHS
 
 
-def scoring_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    """The keyword arguments of :func:`judgekit.evaluate` that the scoring options set."""
-    return {"exclude": exclude_from(args), "mixed_models": args.mixed_models, "seed": args.seed,
-            "similarity": bool(args.similarity), "tasks": args.tasks,
-            "transcripts": args.transcripts}
+def pipeline_options(args: argparse.Namespace, *, keep_runs: bool = True
+                     ) -> PipelineOptions:
+    """How the pipeline loads and scores, read once from the options: the scoring options
+    and the readers of other harnesses' files (the SWE-bench logs, the Inspect options)."""
+    from judgekit.evaluate import PipelineOptions
+
+    inspect_opts = inspect_options(args)
+    adapters = None
+    if getattr(args, "swebench_logs", None) is not None or inspect_opts is not None:
+        from judgekit.ingest.adapters import make_adapters
+
+        adapters = tuple(make_adapters(swebench_logs=args.swebench_logs, inspect=inspect_opts))
+    return PipelineOptions(exclude=tuple(exclude_from(args)), mixed_models=args.mixed_models,
+                           seed=args.seed, similarity=bool(args.similarity),
+                           tasks=tuple(args.tasks) if args.tasks else None,
+                           keep_runs=keep_runs, adapters=adapters,
+                           transcripts=tuple(args.transcripts) if getattr(
+                               args, "transcripts", None) else None)
 
 
 def check_similarity(args: argparse.Namespace) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from judgekit.engine.accounting import JudgeRun
 from judgekit.errors import ConfigError, JudgekitError
@@ -24,7 +25,14 @@ from judgekit.report.content import unknown_range
 from judgekit.report.format import pct, printable
 from judgekit.report.outdir import OUTPUT_FILES, remove_stale
 from judgekit.ingest.models import ResultKey
+from judgekit.outputs import SUMMARY_FILE
+from judgekit.step_registry import STEPS
+from judgekit.steps import AnyResult, StepKind
 from judgekit.summary import EvalSummary
+from judgekit.cli._common import say
+
+if TYPE_CHECKING:
+    from judgekit.evaluate import EvalResult
 
 #: Exit code of a run that left items unjudged because the cost cap was reached.
 EXIT_INCOMPLETE = 3
@@ -66,7 +74,7 @@ def check_out_dir(out: Path, *, force: bool, paths: Sequence[str | Path],
     entries = [p.name for p in out.iterdir()]
     if not entries or force:
         return
-    summary = out / "summary.json"
+    summary = out / SUMMARY_FILE
     foreign = sorted(n for n in entries if n not in OUTPUT_FILES)
     if not summary.is_file() and foreign:
         raise ConfigError(
@@ -80,12 +88,6 @@ def check_out_dir(out: Path, *, force: bool, paths: Sequence[str | Path],
     if before != _keys_of_inputs(paths, swebench_logs):
         raise ConfigError(f"--out {out} holds the output of another evaluation ({len(before)} "
                           "other results); use a new directory, or --force to replace it")
-
-
-def _counts(valid: int, unscored: int, error: int, skipped: int,
-            too_long: int = 0) -> str:
-    why = f" ({too_long} too long for the judge's context window)" if too_long else ""
-    return f"{valid} valid, {unscored} unscored, {error} error, {skipped} skipped{why}"
 
 
 def judge_line(judge: JudgeRun) -> str:
@@ -124,19 +126,14 @@ def _pass_rates(summary: EvalSummary) -> str:
     return ", ".join(parts)
 
 
-def _cached(n: int | None) -> str:
-    if n is None:
-        return ""
-    return f"; {n} verdict{'s' if n != 1 else ''} from the cache"
-
-
 def closing_lines(summary: EvalSummary, report: Path | None, *,
-                  judging_skipped: bool, pairwise_asked: bool = True,
-                  audit_asked: bool = True, audit_cached: int | None = None) -> list[str]:
+                  judging_skipped: bool, asked: Sequence[StepKind[Any, Any]] = (),
+                  parts: Sequence[AnyResult] = ()) -> list[str]:
     """What happened, step by step: counts, spend, and where the report is. Every count is
-    the one ``summary.json`` holds (``audit_cached``: the audit's records answered from the
-    cache, as ``audit.jsonl`` marks them); values from data are printable (no control
-    sequences).
+    the one ``summary.json`` holds; each registered step says its own part
+    (:class:`judgekit.steps.StepKind`), a step ``asked`` for that did not run says so,
+    ``parts`` are the results of this run (e.g. which audit answers came from the cache);
+    values from data are printable (no control sequences).
 
     When judging was skipped for want of a judge, the caller has said so in its own line.
     """
@@ -144,41 +141,20 @@ def closing_lines(summary: EvalSummary, report: Path | None, *,
     lines = [f"scored {len(summary.results)} results of "
              f"{len({r.task_id for r in summary.results})} tasks in {len(summary.arms)} arms"
              + (f" (pass rate: {arms})" if arms else "")]
-    spend = 0.0
-    run = summary.pairwise_run
-    if run is not None:
-        skipped = run.states.get("skipped", 0) or run.n_skipped_cost or 0
-        cost = run.cost_usd
-        spend += cost
-        lines.append(f"pairwise: {run.n_pairs} pairs: "
-                     + _counts(run.states.get("valid", 0), run.states.get("unscored", 0),
-                               run.states.get("error", 0), skipped,
-                               run.skipped.get("too_long_for_context", 0))
-                     + f"; {run.n_calls} calls{_cached(run.n_cached)}; "
-                       f"spend ${cost:.4f}")
-        lines += anchor_lines(summary)
-    elif pairwise_asked and not judging_skipped:
-        lines.append("pairwise: not run")
-    audit = summary.audit
-    if audit is not None:
-        cost = audit.cost_usd or 0.0
-        spend += cost
-        lines.append(f"audit: {audit.n_failed} results that did not pass: "
-                     + _counts(audit.n_valid, audit.n_unscored, audit.n_error,
-                               (audit.n_skipped_cost or 0) + sum(audit.skipped.values()),
-                               audit.skipped.get("too_long_for_context", 0))
-                     + f"{_cached(audit_cached)}; spend ${cost:.4f}")
-        if audit.n_contradicted:
-            lines.append(f"audit: {audit.n_contradicted} verdicts of score 1 contradicted by a "
-                         "verified pass of the same task (listed apart in summary.json)")
-    elif audit_asked and not judging_skipped:
-        lines.append("audit: not run")
+    ran = [kind for kind in STEPS if kind.ran(summary)]
+    for kind in STEPS:
+        if kind in ran:
+            part = next((p for p in parts if p.kind is kind), None)
+            lines.extend(kind.closing_lines(summary, part))
+        elif kind in asked and not judging_skipped:
+            lines.append(f"{kind.name}: not run")
     if summary.judge is not None:
         lines.append(judge_line(summary.judge))
-    if run is not None or audit is not None:
+    if ran:
+        spend = sum(kind.spend_usd(summary) for kind in ran)
         lines.append(f"spend: ${spend:.4f} in total")
-    for what, names in (("not judged", run.skipped_cost if run is not None else []),
-                        ("not audited", audit.skipped_cost if audit is not None else [])):
+    for kind in ran:
+        what, names = kind.left_out_for_cost(summary)
         if names:
             lines.append(f"{what} for the cost cap: {', '.join(names[:5])}"
                          + (f" and {len(names) - 5} more" if len(names) > 5 else ""))
@@ -187,43 +163,33 @@ def closing_lines(summary: EvalSummary, report: Path | None, *,
     return [printable(line) for line in lines]
 
 
-def anchor_lines(summary: EvalSummary) -> list[str]:
-    """One line per anchor with anchored pairs: the judge's (or the jury's) verdicts held
-    against the tests and the fix, as ``summary.json`` holds them."""
-    rel = summary.pairwise.judge_reliability if summary.pairwise is not None else None
-    anchors = rel.anchors if rel is not None else None
-    if anchors is None:
-        return []
-    out = []
-    for what, wrong, check in (("tests", "the failing side", anchors.tests),
-                               ("fix", "the side outside the fix", anchors.fix)):
-        if not check.n_pairs:
-            continue
-        share = "–" if check.share_wrong is None else f"{100 * check.share_wrong:.0f}%"
-        out.append(f"anchors ({what}): {check.n_pairs} anchored pairs, {check.n} with a "
-                   f"verdict; {check.dimension} favoured {wrong} in {share}"
-                   + ("; flagged" if check.flagged else ""))
-    return out
-
-
-def audit_cached(result: object) -> int | None:
-    """How many of the audit's records were answered from the cache (``None``: no audit
-    was run now, or its verdicts were carried over from a judged output)."""
-    audit = getattr(result, "audit", None)
-    if getattr(audit, "carried_over", False):
-        return None
-    records = getattr(audit, "records", None)
-    return None if records is None else sum(1 for r in records if getattr(r, "cached", False))
-
-
-def tasks_line(result: object) -> str | None:
+def tasks_line(result: EvalResult) -> str | None:
     """What ``--tasks`` filled and which tasks it could not match (one line), when the
     evaluation kept its enrichment report (``EvalResult.enrichment``)."""
-    report = getattr(result, "enrichment", None)
+    report = result.enrichment
     return printable(report.message()) if report is not None else None
 
 
 def incomplete(summary: EvalSummary) -> bool:
     """Whether the cost cap left items unjudged."""
-    return bool((summary.pairwise_run and summary.pairwise_run.n_skipped_cost)
-                or (summary.audit and summary.audit.n_skipped_cost))
+    return any(kind.n_left_out_for_cost(summary) for kind in STEPS)
+
+
+def stop_detail(parts: Sequence[AnyResult]) -> str | None:
+    """Why an engine stopped sending calls (a 401/403) in a step of this run, if one did."""
+    return next((d for d in (p.stop_detail() for p in parts if not p.carried_over)
+                 if d), None)
+
+
+def report_failures(parts: Sequence[AnyResult]) -> int:
+    """One stderr line per kind of failed call of each step run now; exit 1 when every
+    call of a step failed."""
+    code = 0
+    for part in parts:
+        if part.carried_over:
+            continue
+        failures = part.failures()
+        for line in failures.lines:
+            say(printable(line))
+        code = max(code, int(failures.all_failed))
+    return code

@@ -12,6 +12,7 @@ from typing import Any
 
 from judgekit.cli._common import exclude_from, say
 from judgekit.errors import ConfigError
+from judgekit.outputs import RUNS_FILE
 
 
 def _source(args: argparse.Namespace) -> Path:
@@ -27,8 +28,8 @@ def _check_out(args: argparse.Namespace, source: Path) -> Path:
         return source
     from judgekit.cli._output import check_out_dir
 
-    check_out_dir(args.out, force=bool(args.force), paths=[source / "runs.jsonl"])
-    return args.out
+    check_out_dir(args.out, force=bool(args.force), paths=[source / RUNS_FILE])
+    return Path(args.out)
 
 
 @dataclass
@@ -63,8 +64,10 @@ def run_rejudge(args: argparse.Namespace) -> Rejudged | None:
     result = rejudge(output, configs, replace=args.replace_judges, options=options,
                      rule=args.jury, exclude=exclude_from(args))
     if args.dry_run:
-        estimate = getattr(result.pairwise, "estimate", None)
-        say(f"pairwise: {estimate or 'nothing to ask: every judge given has its verdicts'}")
+        for part in result.parts:
+            if not part.carried_over:
+                say(f"{part.kind.name}: "
+                    f"{part.dry_run_text() or 'nothing to ask: every judge given has its verdicts'}")
         say("dry run: no call made, nothing written")
         return None
     assert out is not None

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 from judgekit.cli._common import (
     add_output_arguments,
     add_scoring_arguments,
+    pipeline_options,
     print_json,
     say,
-    scoring_kwargs,
 )
 from judgekit.errors import ConfigError
 
@@ -30,7 +30,7 @@ NO_JUDGE = ("no judge model: pass --judge anthropic:<model> or openai:<model> an
             "ANTHROPIC_API_KEY or OPENAI_API_KEY")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from judgekit.cli._audit_flags import add_audit_arguments, add_swebench_logs_argument
 
     add_engine_arguments = _engine_flags().add_engine_arguments
@@ -59,7 +59,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from judgekit.audit.rubric import load_rubric
     from judgekit.cli._audit_flags import audit_options_from_args
-    from judgekit.cli._pipeline import inputs_of, report_errors
     from judgekit.evaluate import AuditStep, run_pipeline
 
     options = audit_options_from_args(args)
@@ -70,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         configs = [c.model_copy(update={"progress": False}) for c in configs]
     config = configs[0]
+    step = AuditStep(options, jury=True)
     if args.items is not None and args.paths:
         raise ConfigError("give run files to audit their failed results, or --items FILE to "
                           "audit benchmark items, not both")
@@ -78,14 +78,18 @@ def run(args: argparse.Namespace) -> int:
     if args.items is not None:
         result = _item_result(args.items, configs, options, args.seed)
     else:
-        source, load_kwargs = inputs_of(args)
-        result = run_pipeline(source, [AuditStep(options, jury=True)],
-                              judge=configs if len(configs) > 1 else config,
-                              **load_kwargs, **scoring_kwargs(args))
+        result = run_pipeline(args.paths, [step], judge=configs if len(configs) > 1 else config,
+                              options=pipeline_options(args))
     if config.dry_run:
         say("audit: dry run, no call made, nothing written")
         return 0
-    from judgekit.cli._output import EXIT_INCOMPLETE, audit_cached, closing_lines, incomplete
+    from judgekit.cli._output import (
+        EXIT_INCOMPLETE,
+        closing_lines,
+        incomplete,
+        report_failures,
+        stop_detail,
+    )
     from judgekit.summary import summary_of
 
     summary = summary_of(result)
@@ -98,14 +102,11 @@ def run(args: argparse.Namespace) -> int:
         print_json(summary.as_json())
     elif summary.audit is not None:
         _print(summary.audit)
-    from judgekit.cli.judge import auth_stop
-
-    stopped = auth_stop(result)
-    if stopped:  # the engine's notice already said so, in one line, when it happened
+    if stop_detail(result.parts):  # the engine's notice already said so, in one line
         return 1
-    code = report_errors(result.audit)
-    lines = closing_lines(summary, report, judging_skipped=False, pairwise_asked=False,
-                          audit_cached=audit_cached(result))
+    code = report_failures(result.parts)
+    lines = closing_lines(summary, report, judging_skipped=False, asked=[step.kind],
+                          parts=result.parts)
     if args.items is not None:  # no results were scored: the audit is of the items
         lines = [line.replace("results that did not pass", "items", 1) for line in lines[1:]]
     for line in lines:
@@ -125,7 +126,7 @@ def _item_result(path: str, configs: list[Any], options: Any, seed: int | None) 
     part, engine = audit_items(items, configs, options)
     summary = ScoreSummary(results=[], arms={}, comparisons=[],
                            seed=DEFAULT_SEED if seed is None else seed)
-    result = EvalResult(summary=summary, audit=part)
+    result = EvalResult(summary=summary, parts=[part])
     if not configs[0].dry_run:
         result.judge = engine.judge_run()
     return result

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from judgekit.pairwise.calibrate import JudgeAgreement, PairwiseCalibration
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "calibrate", help="compare audit or pairwise verdicts with human labels "
                           "(accuracy, kappa)",
@@ -34,8 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "matrix and agreement excluding draws. Given an output directory, the "
                     "result is kept in its calibration.json and the reports show it.")
     p.add_argument("verdicts", type=Path, metavar="VERDICTS",
-                   help="an output directory (--out DIR), or its audit.jsonl or "
-                        "pairwise.jsonl")
+                   help="an output directory (--out DIR), or its audit.jsonl "
+                        "or pairwise.jsonl")
     p.add_argument("--labels", type=Path, default=None, metavar="FILE",
                    help="audit labels: CSV with columns task_id,label (1: defect of the task; "
                         "0/1, 0.00/1.00, true/false or yes/no), one row per task or per run; "
@@ -70,7 +70,9 @@ def _num(x: float | None) -> str:
 
 def _output_dir(verdicts: Path) -> Path | None:
     """The output directory VERDICTS names, when it is one (it holds summary.json)."""
-    return verdicts if verdicts.is_dir() and (verdicts / "summary.json").is_file() else None
+    from judgekit.outputs import SUMMARY_FILE
+
+    return verdicts if verdicts.is_dir() and (verdicts / SUMMARY_FILE).is_file() else None
 
 
 def _keep(verdicts: Path, part: Calibration | PairwiseCalibration) -> None:
@@ -92,8 +94,9 @@ def _keep(verdicts: Path, part: Calibration | PairwiseCalibration) -> None:
 def _default_labels(verdicts: Path) -> Path:
     """The labels ``judgekit review`` kept in the output directory VERDICTS."""
     from judgekit.errors import ConfigError
+    from judgekit.review.labels import PAIRWISE_FILE
 
-    path = verdicts / "labels" / "pairwise.jsonl"
+    path = verdicts / "labels" / PAIRWISE_FILE
     if verdicts.is_dir() and path.is_file():
         return path
     raise ConfigError(f"give {{option:labels}} FILE ({path} does not exist; "
@@ -158,9 +161,10 @@ def _category_names(verdicts: Path) -> dict[str, str]:
     (empty when there is none)."""
     from judgekit.audit.rubric import load_rubric
     from judgekit.errors import JudgekitError
+    from judgekit.outputs import SUMMARY_FILE
     from judgekit.report.load import load_summary
 
-    summary = (verdicts if verdicts.is_dir() else verdicts.parent) / "summary.json"
+    summary = (verdicts if verdicts.is_dir() else verdicts.parent) / SUMMARY_FILE
     if not summary.is_file():
         return {}
     audit = load_summary(summary).audit
@@ -253,8 +257,9 @@ def _print_audit(result: Calibration, rows: int, column: str, blank: int,
 
 def _pair_records_path(verdicts: Path) -> Path:
     from judgekit.errors import InputError
+    from judgekit.report.outdir import RECORDS
 
-    path = verdicts / "pairwise.jsonl" if verdicts.is_dir() else verdicts
+    path = verdicts / RECORDS if verdicts.is_dir() else verdicts
     if not path.is_file():
         raise InputError(path, None, "no pairwise.jsonl found (pairwise labels are compared "
                                      "with the records `judgekit judge --out DIR` writes)")
@@ -264,9 +269,10 @@ def _pair_records_path(verdicts: Path) -> Path:
 def _default_judge(records_path: Path) -> str:
     """The judge named in the summary beside the records, else ``judge``."""
     from judgekit.pairwise.calibrate import DEFAULT_JUDGE
+    from judgekit.outputs import SUMMARY_FILE
     from judgekit.report.load import load_summary
 
-    summary_path = records_path.parent / "summary.json"
+    summary_path = records_path.parent / SUMMARY_FILE
     if not summary_path.is_file():
         return DEFAULT_JUDGE
     run = load_summary(summary_path).pairwise_run

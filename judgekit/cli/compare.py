@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from judgekit.pairwise.compare import DimensionAgreement, OutputComparison
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "compare", help="agreement between two judged outputs' pairwise verdicts",
         description="Match the compared pairs of two judged outputs by task, arms and "
@@ -30,8 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _records_path(path: Path) -> Path:
     from judgekit.errors import InputError
+    from judgekit.report.outdir import RECORDS
 
-    records = path / "pairwise.jsonl" if path.is_dir() else path
+    records = path / RECORDS if path.is_dir() else path
     if not records.is_file():
         raise InputError(records, None, "not found (compare takes the output directory of "
                                         "`judgekit judge --out DIR`, or its pairwise.jsonl)")
@@ -40,9 +41,10 @@ def _records_path(path: Path) -> Path:
 
 def _judge(records: Path) -> str | None:
     """The judge (or jury) the summary beside the records names."""
+    from judgekit.outputs import SUMMARY_FILE
     from judgekit.report.load import load_summary
 
-    summary = records.parent / "summary.json"
+    summary = records.parent / SUMMARY_FILE
     if not summary.is_file():
         return None
     run = load_summary(summary).pairwise_run

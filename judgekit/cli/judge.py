@@ -5,17 +5,24 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+from collections.abc import Sequence
+from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judgekit.cli._common import (
     add_output_arguments,
     add_scoring_arguments,
     announce_similarity,
+    pipeline_options,
     print_json,
     say,
-    scoring_kwargs,
 )
+
+if TYPE_CHECKING:
+    from judgekit.evaluate import EvalResult, Judging
+    from judgekit.steps import Step, StepKind
+    from judgekit.summary import EvalSummary
 
 
 def _engine() -> ModuleType:
@@ -36,7 +43,7 @@ def _audit() -> ModuleType:
     return _audit_flags
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "judge", help="score, judge pairs of solutions (flip-and-draw) and audit failures",
         description="Score runs, judge every two arms of each task in both orders on "
@@ -71,10 +78,10 @@ def _rejudge(args: argparse.Namespace) -> int:
     if done is None:  # a dry run: nothing to finish
         return 0
     return finish(args, done.result, done.summary, done.report, out=done.out,
-                  skipped=False, pairwise=True, audit=done.result.audit is not None)
+                  skipped=False, asked=[part.kind for part in done.result.parts])
 
 
-def _steps(args: argparse.Namespace, *, pairwise: bool, audit: bool) -> list[Any]:
+def _steps(args: argparse.Namespace, *, pairwise: bool, audit: bool) -> list[Step[Judging]]:
     """The judging steps the options ask for, with their options."""
     from judgekit.evaluate import judging_steps
 
@@ -90,7 +97,6 @@ def run(args: argparse.Namespace) -> int:
     if any(is_judged_output(p) for p in args.paths):
         return _rejudge(args)
     from judgekit.cli._output import tasks_line
-    from judgekit.cli._pipeline import inputs_of
     from judgekit.evaluate import run_pipeline
     from judgekit.summary import summary_of
 
@@ -104,7 +110,6 @@ def run(args: argparse.Namespace) -> int:
     dry_run = configs is not None and configs[0].dry_run
     announce_similarity(args)
     captured = io.StringIO()
-    source, load_kwargs = inputs_of(args)
     steps = _steps(args, pairwise=pairwise, audit=audit)
     prepared = None
     if args.out and not dry_run:  # the report's diffs are rendered while the calls wait
@@ -113,21 +118,16 @@ def run(args: argparse.Namespace) -> int:
         prepared = PreparedParts()
     with contextlib.redirect_stderr(captured) if dry_run else contextlib.nullcontext():
         result = run_pipeline(
-            source, steps, judge=config,
+            args.paths, steps, judge=config, options=pipeline_options(args),
             while_judging=(lambda r: prepared.steps(r.runs, r.summary.results))
-            if prepared is not None else None,
-            **load_kwargs, **scoring_kwargs(args))
+            if prepared is not None else None)
     if skipped:
         result.notes.append(_engine().HOW_TO_ENABLE)
     tasks = tasks_line(result)
     if tasks:
         say(tasks)
-    if dry_run:  # the engine printed the audit's estimate; pairwise keeps its own
-        if result.pairwise is not None:
-            say(f"pairwise: {getattr(result.pairwise, 'estimate', None)}")
-        for line in captured.getvalue().splitlines():
-            say(f"audit: {line}" if audit and line.strip() else line)
-        say("dry run: no call made, nothing written")
+    if dry_run:
+        _dry_run_lines(result, captured.getvalue())
         return 0
     summary = summary_of(result)
     report = None
@@ -136,14 +136,34 @@ def run(args: argparse.Namespace) -> int:
 
         report = write_reports(result, args.out, prepared=prepared, summary=summary)
     return finish(args, result, summary, report, out=args.out, skipped=skipped,
-                  pairwise=pairwise, audit=audit)
+                  asked=[step.kind for step in steps])
 
 
-def finish(args: argparse.Namespace, result: Any, summary: Any, report: Any, *,
-           out: Any, skipped: bool, pairwise: bool, audit: bool) -> int:
+def _dry_run_lines(result: EvalResult, printed: str) -> None:
+    """Each step's estimate: its own where it keeps one, else what the engine printed
+    (the step that ran last: the engine prints the estimate of a step that keeps none)."""
+    printer = next((p.kind for p in reversed(result.parts) if p.dry_run_text() is None),
+                   None)
+    for part in result.parts:
+        text = part.dry_run_text()
+        if text is not None:
+            say(f"{part.kind.name}: {text}")
+    for line in printed.splitlines():
+        say(f"{printer.name}: {line}" if printer is not None and line.strip() else line)
+    say("dry run: no call made, nothing written")
+
+
+def finish(args: argparse.Namespace, result: EvalResult, summary: EvalSummary,
+           report: Path | None, *, out: Path | None, skipped: bool,
+           asked: Sequence[StepKind[Any, Any]]) -> int:
     """Print the summary (or, with ``out`` written, the closing lines); the exit code."""
-    from judgekit.cli._output import EXIT_INCOMPLETE, audit_cached, closing_lines, incomplete
-    from judgekit.report.format import printable
+    from judgekit.cli._output import (
+        EXIT_INCOMPLETE,
+        closing_lines,
+        incomplete,
+        report_failures,
+        stop_detail,
+    )
 
     table = not args.json and not out
     if args.json:
@@ -152,15 +172,12 @@ def finish(args: argparse.Namespace, result: Any, summary: Any, report: Any, *,
         _print(summary)  # its notes include the "judging skipped" line
     if skipped and not table:
         say(_engine().HOW_TO_ENABLE)
-    stopped = auth_stop(result)
-    if stopped:  # the engine's notice already said so, in one line, when it happened
+    if stop_detail(result.parts):  # the engine's notice already said so, in one line
         return 1
-    code = _report_failures(result)
-    lines = closing_lines(summary, report, judging_skipped=skipped, pairwise_asked=pairwise,
-                          audit_asked=audit, audit_cached=audit_cached(result))
-    at = next((i + 1 for i, x in enumerate(lines) if x.startswith("pairwise: ")), len(lines))
-    for line in lines[:at] + _jury_lines(summary) + lines[at:]:
-        say(printable(line))
+    code = report_failures(result.parts)
+    for line in closing_lines(summary, report, judging_skipped=skipped, asked=asked,
+                              parts=result.parts):
+        say(line)
     if code == 0 and incomplete(summary):
         say("incomplete: the cost cap stopped judging before every item was asked "
             "(raise --max-cost to finish; answers so far are cached)")
@@ -168,71 +185,7 @@ def finish(args: argparse.Namespace, result: Any, summary: Any, report: Any, *,
     return code
 
 
-def auth_stop(result: Any) -> str | None:
-    """Why the engine stopped sending calls (a 401/403), if it did."""
-    if result.pairwise is not None and getattr(result.pairwise, "stopped", None):
-        return str(result.pairwise.stopped)
-    if result.audit is not None and not getattr(result.audit, "carried_over", False):
-        stop = getattr(result.audit, "stopped", None)  # a judgekit.engine.Skip
-        if stop is not None:
-            return str(stop.detail)
-    return None
-
-
-def _report_failures(result: Any) -> int:
-    """One stderr line per step whose calls failed; exit 1 when every call of a step did."""
-    from judgekit.cli._pipeline import report_errors
-    from judgekit.report.format import printable
-
-    code = 0
-    for label, part in _judge_parts(result.pairwise):
-        asked = [r for r in part.records if not r.identical]
-        for state in ("error", "unscored"):
-            hit = [r for r in asked
-                   if any(o.state == state and not o.skipped_cost for o in r.orders)]
-            if hit:
-                first = next((o.reason for r in hit for o in r.orders
-                              if o.state == state and not o.skipped_cost and o.reason),
-                             "unknown")
-                say(printable(f"pairwise{label}: {len(hit)} of {len(asked)} comparisons "
-                              f"ended {state} (first: {first})"))
-        if asked and all(any(o.state == "error" for o in r.orders) for r in asked):
-            code = 1
-    if result.audit is not None and not getattr(result.audit, "carried_over", False):
-        code = max(code, report_errors(result.audit))
-    return code
-
-
-def _jury_lines(summary: Any) -> list[str]:
-    """With a jury: each judge's calls, cost and verdict on itself, and the agreement."""
-    jury = summary.pairwise.jury if summary.pairwise is not None else None
-    if jury is None:
-        return []
-    alpha = jury.agreement.alpha
-    lines = [f"jury ({jury.rule}) of {len(jury.judges)} judges; agreement (Krippendorff's "
-             f"alpha) {'undefined' if alpha is None else f'{alpha:.2f}'}"]
-    for label, m in jury.members.items():
-        run, rel = m.run, m.judge_reliability
-        calls = (f"{run.n_calls} calls, {run.n_cached} verdicts from the cache, "
-                 f"${run.cost_usd:.4f}" if run is not None else "no calls")
-        if label in jury.reused_judges:
-            calls = "verdicts reused from the judged output, no call"
-        flag = "; flagged" if rel is not None and rel.flagged else ""
-        lines.append(f"  judge {label}: {calls}{flag}")
-    return lines
-
-
-def _judge_parts(pairwise: Any) -> list[tuple[str, Any]]:
-    """``("", result)`` for one judge; ``(" (judge X)", its result)`` for each of a jury."""
-    if pairwise is None:
-        return []
-    jurors = getattr(pairwise, "jurors", None)
-    if jurors is None:
-        return [("", pairwise)]
-    return [(f" (judge {j.label})", j.result) for j in jurors]
-
-
-def _print(summary: Any) -> None:
+def _print(summary: EvalSummary) -> None:
     from judgekit.report.pairwise_terminal import print_pairwise
     from judgekit.cli._flags import spell
     from judgekit.report.terminal import print_summary

@@ -8,7 +8,7 @@ from pathlib import Path
 from judgekit.cli._common import say
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "report", help="rebuild report.html and report.md from an --out directory",
         description="Rebuild report.html and report.md from the files an --out DIR holds "

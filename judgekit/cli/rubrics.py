@@ -7,7 +7,7 @@ import argparse
 from judgekit.cli._common import print_json, say
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("rubrics", help="list the audit rubrics or show one",
                        description="List the IFE rubrics audits can use (judgekit's own and "
                                    "those installed packages add), or show one.")

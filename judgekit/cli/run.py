@@ -19,7 +19,7 @@ def _csv(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "run", help="run agents on a suite's commit-revert tasks, write a run file",
         description="Run an agent command on every task x arm x attempt of a suite, each in "

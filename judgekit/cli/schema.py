@@ -41,7 +41,7 @@ def schemas() -> dict[str, dict[str, Any]]:
     return out
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("schema", help="print the JSON Schema of a file format")
     p.add_argument("name", nargs="?", help=f"one of: {', '.join(SCHEMAS)}")
     p.add_argument("--write", type=Path, metavar="DIR", help="write every schema into DIR")

@@ -9,13 +9,13 @@ from judgekit.cli._common import (
     add_output_arguments,
     add_scoring_arguments,
     announce_similarity,
+    pipeline_options,
     print_json,
     say,
-    scoring_kwargs,
 )
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("score", help="score runs: precision/recall/F1, test status, arm stats",
                        description="Score runs: file-level precision/recall/F1, honest test "
                                    "statuses, per-arm statistics and paired comparisons.")
@@ -54,7 +54,6 @@ def transcript_lines(arms: dict[str, Any]) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from judgekit.cli._output import closing_lines, tasks_line
-    from judgekit.cli._pipeline import inputs_of
     from judgekit.evaluate import run_pipeline
     from judgekit.gcpause import collector_paused
     from judgekit.report import write_reports
@@ -63,9 +62,8 @@ def run(args: argparse.Namespace) -> int:
     from judgekit.summary import summary_of
 
     announce_similarity(args)
-    source, load_kwargs = inputs_of(args)
-    result = run_pipeline(source, [], keep_runs=args.out is not None, **load_kwargs,
-                          **scoring_kwargs(args))
+    result = run_pipeline(args.paths, [],
+                          options=pipeline_options(args, keep_runs=args.out is not None))
     tasks = tasks_line(result)
     if tasks:
         say(tasks)
@@ -79,7 +77,6 @@ def run(args: argparse.Namespace) -> int:
     for line in transcript_lines(summary.arms):
         say(line)
     if report is not None:
-        for line in closing_lines(summary, report, judging_skipped=False,
-                                  pairwise_asked=False, audit_asked=False):
+        for line in closing_lines(summary, report, judging_skipped=False):
             say(line)
     return 0

@@ -10,7 +10,7 @@ from judgekit.cli._common import print_json, say
 from judgekit.cli.run import add_sandbox_argument, add_test_env_argument
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("suite", help="work with task suites (verify)",
                        description="Work with task suites.")
     inner = p.add_subparsers(dest="suite_command", metavar="SUBCOMMAND")

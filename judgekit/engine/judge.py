@@ -1,7 +1,9 @@
 """What the steps need of a judge: :class:`Judge`, a protocol.
 
 :class:`judgekit.engine.Engine` is one; a test double or another backend can be. Pairwise
-judging, the audit and :func:`judgekit.evaluate` take any object of this shape.
+judging (:func:`judgekit.pairwise.run_pairwise`) and the audit
+(:func:`judgekit.audit.run_audit`) take any object of this shape; :func:`judgekit.evaluate`
+and juries make :class:`~judgekit.engine.Engine` objects from judge configurations.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from judgekit.engine.types import Estimate, ItemOutcome, JudgeRequest, OnOutcome
 
 
 class Judge(Protocol):
-    """What pairwise judging, the audit and :func:`judgekit.evaluate` need of a judge."""
+    """What pairwise judging and the audit need of a judge."""
 
     config: EngineConfig
 

@@ -181,7 +181,7 @@ class ServerState:
             return None
         backoff = sum(min(s.backoff_max, s.backoff_base * 2 ** n)
                       for n in range(s.retry_attempts - 1))
-        return s.retry_attempts * s.timeout + backoff
+        return float(s.retry_attempts * s.timeout + backoff)
 
     def _resume(self, data: dict[str, Any]) -> None:
         mode = data.get("mode")

@@ -91,11 +91,6 @@ def extract_json(text: str) -> dict[str, Any] | None:
     return None
 
 
-def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
-    """A compiled validator for ``schema`` (memoised by the schema's canonical JSON)."""
-    return _compiled(schema)[0]
-
-
 def _compiled(schema: dict[str, Any]) -> tuple[Draft202012Validator, Check | None]:
     """The validator of ``schema`` and its quick check, compiled once per schema."""
     by_id = _by_id.get(id(schema))

@@ -15,8 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from string import Template
 
-from judgekit._resources import data_dir
-from judgekit.errors import ConfigError
+from judgekit._resources import read_template
 from judgekit.ingest.suites import SuiteTask
 
 CONTEXT_HEADER = (
@@ -26,19 +25,10 @@ CONTEXT_HEADER = (
 )
 
 
-def load_template(path: str | Path | None = None) -> Template:
-    """The prompt template (``prompts/task.md`` unless ``path`` is given)."""
-    target = Path(path) if path else data_dir("prompts") / "task.md"
-    try:
-        return Template(target.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read prompt template {target}: {exc.strerror}") from None
-
-
 def render_prompt(task: SuiteTask, context: str | None = None,
                   template: Template | None = None) -> str:
     """The prompt for ``task``, with ``context`` (retrieved code) when given."""
-    tpl = template or load_template()
+    tpl = template or read_template("task.md")
     setup_note = ""
     if task.setup_command:
         setup_note = ("The environment was prepared beforehand with:\n\n"

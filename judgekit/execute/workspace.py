@@ -382,7 +382,7 @@ class Workspace:
         try:
             self.git.execute(["git", *HARDENED, "diff", "--cached", "--binary", "--full-index",
                               "--no-color", "--no-ext-diff", "--no-textconv", self.base],
-                             output_stream=_Sink(capture))  # type: ignore[call-overload]
+                             output_stream=_Sink(capture))
         except git.GitCommandError as exc:
             detail = (str(exc.stderr or "")).strip().splitlines()
             raise RunnerError(f"git diff failed: {detail[-1] if detail else exc}") from None

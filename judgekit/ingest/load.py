@@ -39,9 +39,12 @@ from judgekit.ingest.fastjson import loads
 from judgekit.ingest.jsondoc import NotStreamable, StreamedDocument, stream_document
 from judgekit.ingest.models import RunFile, RunResult
 from judgekit.ingest.validation import validate
+from judgekit.outputs import REPORT_MD, RESULTS_FILE, SUMMARY_FILE
 
 RUN_SUFFIXES = (".json", ".jsonl", ".eval")
-_OUTPUT_NAMES = {"summary.json", "pairwise.jsonl", "audit.jsonl", "results.jsonl"}
+#: judgekit's own files, never read as runs (a step's records file, read as one, holds no
+#: run of any known format: it is skipped with a warning).
+_OUTPUT_NAMES = {SUMMARY_FILE, RESULTS_FILE}
 _SUMMARY_KEYS = {"results", "arms", "comparisons"}
 _SCORED_KEYS = {"task_id", "arm", "test_status"}
 _MAX_LISTED = 5
@@ -455,7 +458,7 @@ def _walk(directory: Path, notes: _Notes) -> Iterator[Path]:
 
     for root, dirs, files in os.walk(directory, onerror=fail):
         here = Path(root)
-        if root != str(directory) and "summary.json" in files:
+        if root != str(directory) and SUMMARY_FILE in files:
             notes.output_dirs.append(str(here))
             dirs[:] = []
             continue
@@ -475,8 +478,8 @@ def _walk(directory: Path, notes: _Notes) -> Iterator[Path]:
 
 
 def _is_output_dir(path: Path) -> bool:
-    return (path / "summary.json").is_file() and (
-        (path / "report.md").exists() or (path / "results.jsonl").exists())
+    return (path / SUMMARY_FILE).is_file() and (
+        (path / REPORT_MD).exists() or (path / RESULTS_FILE).exists())
 
 
 def _paths_of(raw: str | Path, notes: _Notes) -> tuple[list[Path], bool]:
@@ -496,7 +499,7 @@ def _paths_of(raw: str | Path, notes: _Notes) -> tuple[list[Path], bool]:
         return list(_walk(path, notes)), True
     if not stat.S_ISREG(st.st_mode):
         raise InputError(path, None, f"not a regular file ({_kind(st.st_mode)}): refused")
-    if path.name == "summary.json":
+    if path.name == SUMMARY_FILE:
         raise InputError(path, None, "a judgekit summary (written by score or judge), not a run "
                                      "file: score the run files it was made from, or rebuild "
                                      "its report with `judgekit report DIR`")

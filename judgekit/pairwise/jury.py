@@ -26,13 +26,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
-from judgekit.engine.types import State
-from judgekit.engine.urls import redact_url
-from judgekit.errors import ConfigError
+from judgekit.engine.jury import juror_labels
+from judgekit.engine.types import Skip, State
 from judgekit.pairwise.agreement import agreement
 from judgekit.pairwise.anchors import anchor_reasons
+from judgekit.pairwise.kind import PAIRWISE
 from judgekit.pairwise.models import (
     JudgeReliability,
     JuryAgreement,
@@ -45,7 +45,7 @@ from judgekit.pairwise.records import DimensionRecord, JurorRecord, PairRecord
 from judgekit.pairwise.result import PairwiseResult
 from judgekit.pairwise.size import size_bias, size_reason
 from judgekit.pairwise.verdict import DIMENSIONS
-from judgekit.steps import StepResult
+from judgekit.steps import Failures, StepKind, StepResult
 
 JuryRule = Literal["majority", "unanimous"]
 
@@ -63,16 +63,6 @@ def jury_verdict(votes: Sequence[str | None], rule: JuryRule = "majority") -> st
         if 2 * given.count(side) > len(given):
             return side
     return "draw"
-
-
-def juror_labels(judges: Sequence[tuple[str, str | None]]) -> list[str]:
-    """A name per judge ``(model, base_url)``: its model id, and ``model@url`` where two
-    judges share a model id."""
-    if len(set(judges)) != len(judges):
-        raise ConfigError("the same judge is named twice: give each judge once")
-    models = [m for m, _ in judges]
-    return [m if models.count(m) == 1 else f"{m}@{redact_url(url) if url else url}"
-            for m, url in judges]
 
 
 @dataclass
@@ -125,8 +115,7 @@ class JuryResult(StepResult[PairRecord, PairwiseStepSummary]):
     """What pairwise judging by a jury returns: the pairwise step's result, like
     :class:`~judgekit.pairwise.result.PairwiseResult`, with each judge's beside it."""
 
-    name: ClassVar[str] = "pairwise"
-    records_file: ClassVar[str | None] = "pairwise.jsonl"
+    kind: ClassVar[StepKind[Any, Any]] = PAIRWISE
 
     jurors: list[Juror]
     rule: JuryRule = "majority"
@@ -153,10 +142,23 @@ class JuryResult(StepResult[PairRecord, PairwiseStepSummary]):
         return self._records
 
     @property
-    def stopped(self) -> str | None:
+    def stopped(self) -> Skip | None:
         """Why a judge's engine stopped sending calls (an authentication failure), if one did."""
-        return next((f"{j.label}: {j.result.stopped}" for j in self.jurors
-                     if j.result.stopped), None)
+        return next((j.result.stopped.model_copy(update={
+            "detail": f"{j.label}: {j.result.stopped.detail}"}) for j in self.jurors
+            if j.result.stopped is not None), None)
+
+    def stop_detail(self) -> str | None:
+        return self.stopped.detail if self.stopped is not None else None
+
+    def dry_run_text(self) -> str | None:
+        return self.estimate
+
+    def failures(self) -> Failures:
+        """Each judge's failed calls, its lines naming it."""
+        each = [j.result.failures(f" (judge {j.label})") for j in self.jurors]
+        return Failures([line for f in each for line in f.lines],
+                        any(f.all_failed for f in each))
 
     @property
     def estimate(self) -> str | None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from string import Template
 
-from judgekit._resources import data_dir
+from judgekit._resources import data_dir, read_template
 from judgekit.errors import ConfigError
 from judgekit.pairwise.fit import ceiling, cut_by_hunks
 from judgekit.pairwise.pairs import Candidate, PlannedPair
@@ -54,17 +54,9 @@ def inline_code(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-@lru_cache(maxsize=8)
-def _template(name: str, root: str) -> Template:
-    path = data_dir("prompts") / name
-    try:
-        return Template(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"prompt template {name} not found in {root}: {exc}") from exc
-
-
 def template(name: str) -> Template:
-    return _template(name, str(data_dir("prompts")))
+    """A prompt template of the ``prompts`` family (:func:`judgekit._resources.read_template`)."""
+    return read_template(name)
 
 
 def system_prompt() -> str:

@@ -15,8 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from judgekit.engine.types import Skip
 from judgekit.pairwise.anchors import Anchor, Standing, anchor_checks, standing
 from judgekit.pairwise.flip import to_side
+from judgekit.pairwise.kind import PAIRWISE
 from judgekit.pairwise.models import (
     AnchorChecks,
     JudgeReliability,
@@ -31,7 +33,7 @@ from judgekit.pairwise.reliability import DEFAULT_THRESHOLD, Comparison, judge_r
 from judgekit.pairwise.size import SizedVerdict, size_controlled
 from judgekit.pairwise.stats import DimensionTable, ranking, ranking_intervals
 from judgekit.pairwise.verdict import DIMENSIONS
-from judgekit.steps import StepResult
+from judgekit.steps import Failures, StepKind, StepResult
 
 #: answers of one order, dimension -> "A" | "B" | "tie".
 Answers = dict[str, str]
@@ -45,8 +47,7 @@ RANKING_METHOD = ("Bradley-Terry (MM), draws as half wins; 95% bootstrap interva
 class PairwiseResult(StepResult[PairRecord, PairwiseStepSummary]):
     """What :func:`judgekit.pairwise.run_pairwise` returns: the pairwise step's result."""
 
-    name: ClassVar[str] = "pairwise"
-    records_file: ClassVar[str | None] = "pairwise.jsonl"
+    kind: ClassVar[StepKind[Any, Any]] = PAIRWISE
 
     records: list[PairRecord]
     judge: str | None = None
@@ -62,7 +63,7 @@ class PairwiseResult(StepResult[PairRecord, PairwiseStepSummary]):
     threshold: float = DEFAULT_THRESHOLD
     seed: int = 0
     #: why the engine stopped sending calls (an authentication failure), if it did.
-    stopped: str | None = None
+    stopped: Skip | None = None
     #: dollars the engine had recorded when this step ended (all steps so far).
     spend_usd: float | None = None
     #: (size of a's patch, size of b's patch) per record, in lines added + removed; empty
@@ -75,6 +76,30 @@ class PairwiseResult(StepResult[PairRecord, PairwiseStepSummary]):
     @property
     def dry_run(self) -> bool:
         return self.estimate is not None
+
+    def stop_detail(self) -> str | None:
+        return self.stopped.detail if self.stopped is not None else None
+
+    def dry_run_text(self) -> str | None:
+        return str(self.estimate) if self.estimate is not None else None
+
+    def failures(self, label: str = "") -> Failures:
+        """A line per state some comparisons ended in (error, unscored; a pair the cost
+        cap left out is not a failure); every call failed when each pair asked has an
+        error. ``label`` tells one judge of a jury."""
+        asked = [r for r in self.records if not r.identical]
+        lines = []
+        for state in ("error", "unscored"):
+            hit = [r for r in asked
+                   if any(o.state == state and not o.skipped_cost for o in r.orders)]
+            if hit:
+                first = next((o.reason for r in hit for o in r.orders
+                              if o.state == state and not o.skipped_cost and o.reason),
+                             "unknown")
+                lines.append(f"{self.kind.name}{label}: {len(hit)} of {len(asked)} "
+                             f"comparisons ended {state} (first: {first})")
+        return Failures(lines, bool(asked) and all(
+            any(o.state == "error" for o in r.orders) for r in asked))
 
     def table(self) -> DimensionTable:
         table = DimensionTable()
@@ -214,8 +239,8 @@ class PairwiseResult(StepResult[PairRecord, PairwiseStepSummary]):
         if skipped:
             notes.append(f"{len(skipped)} pairs not judged for the cost cap: "
                          + ", ".join(skipped[:20]) + (" …" if len(skipped) > 20 else ""))
-        if self.stopped:
-            notes.append(f"judging stopped: {self.stopped}")
+        if self.stopped is not None:
+            notes.append(f"judging stopped: {self.stopped.detail}")
         return notes
 
     def _run(self) -> PairwiseRun:

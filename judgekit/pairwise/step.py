@@ -21,11 +21,12 @@ from typing import Any
 
 from judgekit.diffs import DEFAULT_INFRA_PATHS, strip_paths
 from judgekit.engine import ItemOutcome, Judge, JudgeRequest
+from judgekit.engine.types import NotSent, Skip, State
 from judgekit.errors import ConfigError
 from judgekit.paths import Escapes
 from judgekit.pairwise.anchors import anchor_of
 from judgekit.pairwise.context import code_context
-from judgekit.pairwise.flip import OrderState, combine, identical_outcome
+from judgekit.pairwise.flip import combine, identical_outcome
 from judgekit.pairwise.options import PairwiseOptions
 from judgekit.pairwise.pairs import GOLD, PlannedPair, changed_ranges, collect, plan_pairs
 from judgekit.pairwise.prompt import Orders, fitted_orders, render_orders, system_prompt
@@ -68,7 +69,7 @@ def _pair_key(pair: PlannedPair) -> str:
     return f"pairwise/{pair.task.id}/{pair.a.label}|{pair.b.label}"
 
 
-def _order_record(order: int, first: str, outcome: Any | None, state: OrderState,
+def _order_record(order: int, first: str, outcome: Any | None, state: State,
                   reason: str | None = None) -> OrderRecord:
     if outcome is None:
         return OrderRecord(order=order, shown_first=first, state=state, reason=reason)
@@ -92,11 +93,11 @@ def _record(pair: PlannedPair, outcomes: Sequence[Any] | None, *, reference: boo
                                    position_bias=False, state=same.state) for d in DIMENSIONS}
         return PairRecord(**base, identical=True, dimensions=dims)
     verdicts: list[OrderVerdict | None] = []
-    states: list[OrderState] = []
+    states: list[State] = []
     orders: list[OrderRecord] = []
     for i, first in ((0, pair.a.arm), (1, pair.b.arm)):
         out = outcomes[i] if outcomes is not None else None
-        state: OrderState = out.state if out is not None else "unscored"
+        state: State = out.state if out is not None else "unscored"
         verdict = None
         if state == "valid" and out is not None:
             verdict = OrderVerdict.model_validate(out.verdict)
@@ -252,7 +253,7 @@ class _EarlyRecords:
 def _check_pairs(tasks: Sequence[Any], options: PairwiseOptions) -> None:
     """Every arm the pairs option names must be some result's."""
     present = {arm for tc in tasks for arm in tc.arms}
-    missing = sorted({arm for p in options.pairs for arm in p} - present)
+    missing = sorted({arm for p in options.pairs or () for arm in p} - present)
     if missing:
         raise ConfigError(f"{{option:pairs}} names {', '.join(map(repr, missing))}, which no "
                           f"result has (arms: {', '.join(sorted(present)) or 'none'})")
@@ -339,9 +340,11 @@ def run_pairwise(runs: Sequence[RunResult],
     outcomes = (engine.run(plan.requests(), total=plan.total, on_outcome=early)
                 if plan.total else [])
     common["notes"] = _with_escapes(notes, plan.escapes)
+    stop = getattr(engine, "stopped", None)  # a Judge that is not an Engine may not say
     result = PairwiseResult(
         records=plan.records(outcomes, early, False),
-        stopped=getattr(engine, "stopped", None), spend_usd=getattr(engine, "spent_usd", None),
+        stopped=Skip(reason=NotSent.STOPPED, detail=stop) if stop else None,
+        spend_usd=getattr(engine, "spent_usd", None),
         sizes=[(patch_size(p.a.diff), patch_size(p.b.diff)) for p in plan.pairs],
         anchors=[anchor_of(p) for p in plan.pairs], **common)
     _attach_repeats(result, {o.key: o for o in outcomes[:plan.n]}, outcomes[plan.n:])

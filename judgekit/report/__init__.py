@@ -47,25 +47,27 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from judgekit.io import atomic_write_text
+from judgekit.outputs import REPORT_HTML, REPORT_MD, RESULTS_FILE, RUNS_FILE, SUMMARY_FILE
 from judgekit.report.html import html_parts, render_html
 from judgekit.report.load import ReportInputs, load_report_dir
 from judgekit.report.markdown import render_markdown
 from judgekit.report.outdir import OUTPUT_FILES, replace_dir, writing
 from judgekit.report.prepare import PreparedParts
+from judgekit.step_registry import STEPS
 
 if TYPE_CHECKING:
     from judgekit.evaluate import EvalResult
     from judgekit.summary import EvalSummary
 
-REPORT_FILES: tuple[str, ...] = ("report.html", "report.md")
+REPORT_FILES: tuple[str, ...] = (REPORT_HTML, REPORT_MD)
 
 
 def write_report_files(inputs: ReportInputs, out_dir: str | Path) -> list[Path]:
     """Write ``report.html`` and ``report.md`` for ``inputs``; return their paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out / "report.md", render_markdown(inputs))
-    atomic_write_text(out / "report.html", render_html(inputs))
+    atomic_write_text(out / REPORT_MD, render_markdown(inputs))
+    atomic_write_text(out / REPORT_HTML, render_html(inputs))
     return [out / name for name in REPORT_FILES]
 
 
@@ -85,18 +87,19 @@ def _json_lines(models: Iterable[BaseModel], made: Callable[[Any], str | None] |
 
 def _write_set(inputs: ReportInputs, out: Path) -> None:
     # Parts a step did not produce stay out of the file, as they are absent from the result.
-    (out / "summary.json").write_text(inputs.summary.to_json_text(), encoding="utf-8")
+    (out / SUMMARY_FILE).write_text(inputs.summary.to_json_text(), encoding="utf-8")
     prepared = inputs.prepared
-    _write_parts(out / "results.jsonl", _json_lines(
+    _write_parts(out / RESULTS_FILE, _json_lines(
         inputs.summary.results, prepared.scored_line if prepared is not None else None))
-    _write_parts(out / "runs.jsonl", _json_lines(
+    _write_parts(out / RUNS_FILE, _json_lines(
         inputs.runs, prepared.json_line if prepared is not None else None))
-    for name, records in (("pairwise.jsonl", inputs.pairwise), ("audit.jsonl", inputs.audit)):
-        if records:
-            (out / name).write_text("".join(r.model_dump_json() + "\n" for r in records),
-                                    encoding="utf-8")
-    (out / "report.md").write_text(render_markdown(inputs), encoding="utf-8")
-    _write_parts(out / "report.html", html_parts(inputs))
+    for kind in STEPS:
+        records = inputs.records_of(kind)
+        if records and kind.records_file is not None:
+            (out / kind.records_file).write_text(
+                "".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
+    (out / REPORT_MD).write_text(render_markdown(inputs), encoding="utf-8")
+    _write_parts(out / REPORT_HTML, html_parts(inputs))
 
 
 def write_reports(result: EvalResult, out_dir: str | Path, *,
@@ -113,7 +116,7 @@ def write_reports(result: EvalResult, out_dir: str | Path, *,
     out = Path(out_dir)
     inputs = ReportInputs.from_result(result, prepared, summary)
     replace_dir(out, lambda staging: _write_set(inputs, staging))
-    return out / "report.html"
+    return out / REPORT_HTML
 
 
 def render_reports(out_dir: str | Path) -> list[Path]:

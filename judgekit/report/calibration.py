@@ -21,10 +21,11 @@ from judgekit.audit import Calibration
 from judgekit.audit.scales import ScaleCalibration
 from judgekit.errors import InputError
 from judgekit.io import atomic_write_text, read_json
+from judgekit.outputs import CALIBRATION_FILE
 from judgekit.pairwise.calibrate import PairwiseCalibration
 from judgekit.ingest.validation import validate
 
-FILENAME = "calibration.json"
+FILENAME = CALIBRATION_FILE
 
 
 class CalibrationFile(BaseModel):

@@ -21,14 +21,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pydantic import BaseModel
 
-from judgekit.audit import AuditRecord
+from judgekit.audit.aggregate import AuditRecord
+from judgekit.audit.kind import AUDIT
 from judgekit.errors import InputError
 from judgekit.io import read_json, read_json_lines
-from judgekit.pairwise import PairRecord
+from judgekit.outputs import RUNS_FILE, SUMMARY_FILE
+from judgekit.pairwise.kind import PAIRWISE
+from judgekit.pairwise.records import PairRecord
+from judgekit.step_registry import STEPS
+from judgekit.steps import StepKind
 from judgekit.report.calibration import CalibrationFile, read_calibration
 from judgekit.report.parts_cache import PartsCache
 from judgekit.ingest import RunResult
@@ -40,37 +45,50 @@ if TYPE_CHECKING:
     from judgekit.evaluate import EvalResult
 
 M = TypeVar("M", bound=BaseModel)
-
-
-@runtime_checkable
-class RecordedPart(Protocol):
-    """A judged part that keeps its per-item records in memory."""
-
-    records: Sequence[Any]
+R = TypeVar("R", bound=BaseModel)
 
 
 @dataclass
 class ReportInputs:
-    """The typed summary plus the per-item records a report shows."""
+    """The typed summary plus the per-item records a report shows, each step's by its
+    descriptor (:mod:`judgekit.step_registry`)."""
 
     summary: EvalSummary
     runs: list[RunResult] = field(default_factory=list)
-    pairwise: list[PairRecord] = field(default_factory=list)
-    audit: list[AuditRecord] = field(default_factory=list)
+    #: each registered step's records, by the step's name (steps that ran only).
+    records: dict[str, list[BaseModel]] = field(default_factory=dict)
     #: ``calibration.json``: the verdicts measured against labels (``judgekit calibrate``).
     calibration: CalibrationFile | None = None
     #: parts rendered ahead (diffs, test output); a cache, not data: the report is the same
     #: without it.
     prepared: PartsCache | None = field(default=None, repr=False, compare=False)
 
+    def records_of(self, kind: StepKind[R, Any]) -> list[R]:
+        """The records of the step ``kind`` describes (empty when it did not run); they were
+        validated into ``kind.record`` when they were taken in."""
+        return cast("list[R]", self.records.get(kind.name, []))
+
+    @property
+    def pairwise(self) -> list[PairRecord]:
+        """Pairwise judging's records."""
+        return self.records_of(PAIRWISE)
+
+    @property
+    def audit(self) -> list[AuditRecord]:
+        """The audit's records."""
+        return self.records_of(AUDIT)
+
     @classmethod
     def of(cls, summary: EvalSummary | dict[str, Any], *, runs: Sequence[RunResult] = (),
            pairwise: Sequence[PairRecord | dict[str, Any]] = (),
            audit: Sequence[AuditRecord | dict[str, Any]] = ()) -> ReportInputs:
         """Inputs from a summary and records, each validated into its model."""
+        given: dict[str, list[BaseModel]] = {}
+        for kind, records in ((PAIRWISE, pairwise), (AUDIT, audit)):
+            if records:
+                given[kind.name] = [kind.read_record(r) for r in records]
         return cls(summary=EvalSummary.model_validate(summary), runs=list(runs),
-                   pairwise=[PairRecord.model_validate(r) for r in pairwise],
-                   audit=[AuditRecord.model_validate(r) for r in audit])
+                   records=given)
 
     @classmethod
     def from_result(cls, result: EvalResult, prepared: PartsCache | None = None,
@@ -78,21 +96,15 @@ class ReportInputs:
         """Collect the inputs of an in-memory evaluation (no file is read or written);
         ``prepared`` holds parts of its report rendered ahead, ``summary`` its typed summary
         when the caller has made it already (:func:`judgekit.summary.summary_of`)."""
+        records: dict[str, list[BaseModel]] = {}
+        for kind in STEPS:
+            part = result.part(kind)
+            if part is not None:
+                records[kind.name] = [kind.read_record(r) for r in part.records]
         return cls(
             prepared=prepared,
             summary=summary if summary is not None else summary_of(result),
-            runs=list(result.runs),
-            pairwise=_records(result.pairwise, PairRecord),
-            audit=_records(result.audit, AuditRecord),
-        )
-
-
-def _records(part: object | None, model: type[M]) -> list[M]:
-    if part is None:
-        return []
-    if not isinstance(part, RecordedPart):
-        raise TypeError(f"{type(part).__name__} keeps no records to report")
-    return [model.model_validate(r) for r in part.records]
+            runs=list(result.runs), records=records)
 
 
 def load_summary(path: str | Path) -> EvalSummary:
@@ -123,12 +135,14 @@ def load_report_dir(out_dir: str | Path) -> ReportInputs:
     out = Path(out_dir)
     if not out.is_dir():
         raise InputError(out, None, "not a directory")
-    summary = load_summary(out / "summary.json")
-    runs_path, pair_path, audit_path = (out / n for n in ("runs.jsonl", "pairwise.jsonl",
-                                                           "audit.jsonl"))
+    summary = load_summary(out / SUMMARY_FILE)
+    runs_path = out / RUNS_FILE
+    records: dict[str, list[BaseModel]] = {}
+    for kind in STEPS:
+        path = out / kind.records_file if kind.records_file is not None else None
+        if path is not None and path.is_file():
+            records[kind.name] = list(load_records(path, kind.record))
     return ReportInputs(
         summary=summary,
         runs=load_runs_jsonl(runs_path) if runs_path.is_file() else [],
-        pairwise=load_records(pair_path, PairRecord) if pair_path.is_file() else [],
-        audit=load_records(audit_path, AuditRecord) if audit_path.is_file() else [],
-        calibration=read_calibration(out))
+        records=records, calibration=read_calibration(out))

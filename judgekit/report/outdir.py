@@ -55,11 +55,23 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from judgekit.errors import InputError
+from judgekit.outputs import (
+    CALIBRATION_FILE,
+    REPORT_HTML,
+    REPORT_MD,
+    RESULTS_FILE,
+    RUNS_FILE,
+    SUMMARY_FILE,
+)
+from judgekit.pairwise.kind import PAIRWISE
+from judgekit.step_registry import record_files
 
 #: Files an evaluation's output directory may hold; a new set replaces all of them.
-OUTPUT_FILES: tuple[str, ...] = ("summary.json", "results.jsonl", "runs.jsonl",
-                                 "pairwise.jsonl", "audit.jsonl", "report.md", "report.html",
-                                 "calibration.json")
+OUTPUT_FILES: tuple[str, ...] = (SUMMARY_FILE, RESULTS_FILE, RUNS_FILE, *record_files(),
+                                 REPORT_MD, REPORT_HTML, CALIBRATION_FILE)
+
+#: the verdicts a judged output keeps (what re-judging adds judges to).
+RECORDS = str(PAIRWISE.records_file)
 
 MARKER = ".judgekit-staging"
 """The file that makes a staging directory judgekit's: JSON with pid, token and time."""
@@ -77,7 +89,7 @@ def is_judged_output(path: str | Path) -> bool:
     """True when ``path`` is an output directory of judgekit with pairwise verdicts (its
     ``summary.json`` and ``pairwise.jsonl``)."""
     p = Path(path)
-    return p.is_dir() and (p / "summary.json").is_file() and (p / "pairwise.jsonl").is_file()
+    return p.is_dir() and (p / SUMMARY_FILE).is_file() and (p / RECORDS).is_file()
 
 
 def _target(out: str | Path) -> Path:
@@ -318,7 +330,8 @@ def _exchange(a: Path, b: Path) -> bool:
     except (OSError, AttributeError):
         return False
     at_fdcwd, rename_exchange = -100, 2
-    return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
+    return bool(renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b),
+                          rename_exchange) == 0)
 
 
 def _holds_cwd(out: Path) -> bool:
@@ -457,7 +470,7 @@ def _commit(staging: Path, out: Path) -> dict[str, object]:
             if stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
                 remove[name] = [st.st_dev, st.st_ino]
     # summary.json moves last: a reader that does not finish writes sees it change last
-    write = sorted(new, key=lambda n: n == "summary.json")
+    write = sorted(new, key=lambda n: n == SUMMARY_FILE)
     record: dict[str, object] = {"write": write, "remove": remove}
     (staging / _COMMIT_TMP).write_text(json.dumps(record), encoding="utf-8")
     os.replace(staging / _COMMIT_TMP, staging / COMMIT)

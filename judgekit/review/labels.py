@@ -28,11 +28,14 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from judgekit.audit.kind import AUDIT
 from judgekit.errors import InputError
 from judgekit.pairwise.gold import GoldLabel, Label
+from judgekit.pairwise.kind import PAIRWISE
 
-PAIRWISE_FILE = "pairwise.jsonl"
-AUDIT_FILE = "audit.jsonl"
+#: the labels of each step's records are kept under its records file's name.
+PAIRWISE_FILE = str(PAIRWISE.records_file)
+AUDIT_FILE = str(AUDIT.records_file)
 PairKey = tuple[str, str, str, str]
 """(task id, arm_a, arm_b, dimension) as the record names the arms."""
 AuditKey = tuple[str, str, int, str]

@@ -15,20 +15,25 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar
 
 from judgekit import stats
 from judgekit.diffs import DEFAULT_INFRA_PATHS
 from judgekit.ingest.models import RunResult
 from judgekit.scoring.models import ScoredResult, ScoreSummary
 from judgekit.scoring.score import Similarity, score
-from judgekit.steps import StepResult
+from judgekit.outputs import RESULTS_FILE
+from judgekit.steps import StepKind, StepResult
+
+
+#: the scoring step: it runs first, and its summary is ``summary.json``'s first entries.
+SCORE = StepKind("score", ScoredResult, ScoreSummary, RESULTS_FILE)
 
 
 class ScoreResult(StepResult[ScoredResult, ScoreSummary]):
     """What scoring made: the scored results and their per-arm statistics."""
 
-    name = "score"
-    records_file = "results.jsonl"
+    kind: ClassVar[StepKind[Any, Any]] = SCORE
 
     def __init__(self, summary: ScoreSummary) -> None:
         self.records = summary.results
@@ -47,4 +52,4 @@ def score_step(results: Iterable[RunResult], *,
                              similarity=similarity, load_warnings=load_warnings))
 
 
-__all__ = ["ScoreResult", "score_step"]
+__all__ = ["SCORE", "ScoreResult", "score_step"]

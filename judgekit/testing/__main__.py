@@ -2,6 +2,6 @@
 
 import sys
 
-from judgekit.cli.testing_server import main
+from judgekit.testing.cli import main
 
 sys.exit(main())

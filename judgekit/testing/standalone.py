@@ -1,6 +1,6 @@
 """The fake API as a process of its own, for benchmarks and tests that need one.
 
-``python -m judgekit.testing`` reads its options (:mod:`judgekit.cli.testing_server`) into a
+``python -m judgekit.testing`` reads its options (:mod:`judgekit.testing.cli`) into a
 :class:`StandaloneOptions` and calls :func:`serve`, which prints ``{"port": N}`` on one line
 and answers until the process is told to stop (SIGTERM, Ctrl-C) or, when asked, until its
 standard input closes. It keeps no log of the requests: a long benchmark would fill memory.

@@ -84,14 +84,20 @@ def test_evaluate_has_the_command_lines_defaults() -> None:
     from judgekit.audit import AuditOptions
     from judgekit.cli import build_parser
     from judgekit.cli._audit_flags import audit_options_from_args
-    from judgekit.cli._common import scoring_kwargs
+    from dataclasses import fields
+
+    from judgekit.cli._common import pipeline_options
     from judgekit.cli._pairwise_flags import pairwise_options_from_args
+    from judgekit.evaluate import PipelineOptions
     from judgekit.pairwise import PairwiseOptions
 
     args = build_parser().parse_args(["judge", "runs/"])
+    assert pipeline_options(args) == PipelineOptions()  # one options object, one set of defaults
     params = inspect.signature(judgekit.evaluate).parameters
-    for name, value in scoring_kwargs(args).items():
-        assert params[name].default == (value or None if name == "tasks" else value), name
+    for f in fields(PipelineOptions):
+        default = params[f.name].default
+        assert (tuple(default) if f.name == "exclude" else default) == getattr(
+            PipelineOptions(), f.name), f.name
     assert params["base_url"].default is args.base_url is None
     assert pairwise_options_from_args(args) == PairwiseOptions()
     assert audit_options_from_args(args) == AuditOptions()

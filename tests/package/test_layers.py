@@ -20,16 +20,19 @@ PACKAGE = Path(__file__).resolve().parents[2] / "judgekit"
 LAYERS: dict[str, int] = {
     "errors": 0, "io": 0, "stats": 0, "diffs": 0, "infra": 0, "_resources": 0,
     "gcpause": 0, "jsonread": 0, "jsontext": 0, "omit": 0, "paths": 0, "plugins": 0,
-    "steps": 0, "secretscan": 0,
+    "steps": 0, "outputs": 0, "secretscan": 0,
     "ingest": 1,
     "scoring": 2, "index": 2,
     "engine": 3,
-    "pairwise": 4, "audit": 4, "execute": 4, "evaluate": 4,
+    "pairwise": 4, "audit": 4, "execute": 4, "evaluate": 4, "step_registry": 4,
     "summary": 5, "report": 5, "dataframe": 5, "rejudge": 5, "review": 5,
     "cli": 6, "__main__": 6,
+    #: the scripted model server and its command lines: above the engine it serves, below
+    #: nothing (no module of the flow imports it).
+    "testing": 4,
 }
-#: Not part of the flow: the package's front door and the test support server.
-OUTSIDE = {"__init__", "testing", "data"}
+#: Not part of the flow: the package's front door and its data.
+OUTSIDE = {"__init__", "data"}
 
 #: A module path written as a string for a lazy loader: ``judgekit.x.y`` or ``judgekit.x:Name``.
 _MODULE_STRING = re.compile(r"^judgekit(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_][\w.]*)?$")
@@ -172,9 +175,8 @@ def test_no_module_imports_from_a_higher_layer() -> None:
         for line, target in imports_of(module, path):
             other = _part(target)
             if other in OUTSIDE or other not in LAYERS:
-                if other in ("__init__", "testing") and LAYERS[own] < LAYERS["cli"]:
-                    # the front door re-exports every layer, and the test server starts
-                    # from the command line's package: only the top may use either
+                if other == "__init__" and LAYERS[own] < LAYERS["cli"]:
+                    # the front door re-exports every layer: only the top may use it
                     violations.append(f"{path.relative_to(PACKAGE.parent)}:{line} {module} "
                                       f"-> {target} (only the command line may import it)")
                 continue

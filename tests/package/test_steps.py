@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from judgekit import evaluate
 from judgekit.evaluate import EvalResult
 from judgekit.scoring import ScoreResult
-from judgekit.steps import StepResult
+from judgekit.steps import StepKind, StepResult
 from judgekit.summary import EvalSummary, summary_of
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "bobbin"
@@ -25,7 +25,7 @@ class _Unknown(BaseModel):
 
 
 class _Counted(StepResult[_Line, _Unknown]):
-    name, records_file = "count", "count.jsonl"
+    kind = StepKind("count", _Line, _Unknown, "count.jsonl")
 
     def __init__(self, records: list[_Line]) -> None:
         self.records = records

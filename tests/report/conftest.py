@@ -6,38 +6,35 @@ The judged parts follow the documented shapes of ``summary.json`` and the JSONL 
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import BaseModel
 
-from judgekit.audit import AuditStepSummary
+from judgekit.audit.kind import AUDIT
 from judgekit.evaluate import EvalResult, evaluate
-from judgekit.pairwise import PairwiseStepSummary
+from judgekit.pairwise.kind import PAIRWISE
 from judgekit.report import write_reports
+from judgekit.steps import StepKind, StepResult
 from tests.conftest import EXAMPLE_BOBBIN
 
 HOSTILE = '<script>alert("pwned")</script><img src="https://evil.example/x.png">'
 PAIR = "no-bobbin vs with-bobbin"
 
 
-@dataclass
-class Part:
-    """A judged part as evaluate() attaches it: its step's summary plus JSONL records."""
+class Part(StepResult[BaseModel, BaseModel]):
+    """A judged part as evaluate() attaches it: its step's summary plus its records, each
+    validated into the step's models (its descriptor, ``kind``)."""
 
-    entries: dict[str, Any]
-    records: list[dict[str, Any]]
-    kind: type[BaseModel]
-    name: str
+    def __init__(self, entries: dict[str, Any], records: list[dict[str, Any]],
+                 kind: StepKind[Any, Any]) -> None:
+        self.kind = kind  # type: ignore[misc]
+        self.entries = entries
+        self.records = [kind.read_record(r) for r in records]
 
-    def summary(self) -> BaseModel:
-        return self.kind.model_validate(self.entries)
-
-    def records_jsonl(self) -> str:
-        return "".join(json.dumps(r) + "\n" for r in self.records)
+    def _summarise(self) -> BaseModel:
+        return self.kind.summary.model_validate(self.entries)
 
 
 def _dim(wins_a: int, wins_b: int, draws: int, consistency: float, first: float) -> dict:
@@ -86,7 +83,7 @@ def pairwise_part() -> Part:
                                 "cost_usd": 1.25, "states": {"valid": 19, "unscored": 1,
                                                              "error": 0}, "dry_run": False,
                                 "notes": []}}
-    return Part(entries, records, PairwiseStepSummary, "pairwise")
+    return Part(entries, records, PAIRWISE)
 
 
 def _verdict(score: int, kind: str, quote: str) -> dict[str, Any]:
@@ -126,7 +123,7 @@ def audit_part() -> Part:
         "tasks": [{"task_id": "ruff-002", "n_audited": 2, "n_valid": 2, "n_ife": 2,
                    "suspected": True, "suspected_type": kind, "runs": []}],
         "tries_total": 9, "cost_usd": 0.04}}
-    return Part(summary, records, AuditStepSummary, "audit")
+    return Part(summary, records, AUDIT)
 
 
 def judged_result() -> EvalResult:

@@ -2,7 +2,7 @@
 
 Used by tests that kill a run midway and start it again; writes one JSON line per outcome.
 ``python -m judgekit.testing.demo_run`` runs it from a shell (its options:
-:mod:`judgekit.cli.testing_server`).
+:mod:`judgekit.testing.cli`).
 
 Example:
     >>> [r.key for r in requests(2)]

@@ -2,6 +2,6 @@
 
 import sys
 
-from judgekit.cli.testing_server import demo_main
+from judgekit.testing.cli import demo_main
 
 sys.exit(demo_main())

@@ -1,4 +1,5 @@
-"""The command lines of the test support processes (not ``judgekit`` sub-commands).
+"""The command lines of the test support processes (not ``judgekit`` sub-commands): the edge
+where their options are parsed, as :mod:`judgekit.cli` is judgekit's.
 
 ``python -m judgekit.testing`` runs the fake API in a process of its own
 (:mod:`judgekit.testing.standalone`); it prints ``{"port": N}`` and serves until killed::
