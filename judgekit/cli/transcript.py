@@ -18,7 +18,7 @@ from judgekit.ingest.transcripts import Transcript, read_transcripts
 _CLIP = 160
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("transcript", help="show what judgekit reads from an agent's session "
                                           "file")
     p.add_argument("file", type=Path, help="a session file: mini-swe-agent, SWE-agent, "
