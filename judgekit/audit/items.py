@@ -95,8 +95,8 @@ def _request(m: Materials, *, key: str, system: str, rubric: Rubric,
                         soft_check=partial(evidence_problems, sources=m.sources), fit=fit)
 
 
-def _fitted(ask: Callable[[Materials], JudgeRequest], item: BenchmarkItem, system: str, sys_tokens: int,
-            sample: tuple[int, int], max_input_tokens: int, max_chars: int
+def _fitted(ask: Callable[[Materials], JudgeRequest], item: BenchmarkItem, system: str,
+            sys_tokens: int, sample: tuple[int, int], max_input_tokens: int, max_chars: int
             ) -> JudgeRequest | None:
     """The request with the item's materials condensed to fit ``max_chars`` in all."""
     budget = min(max_input_tokens, max_chars // CHARS_PER_TOKEN)
