@@ -257,6 +257,7 @@ def evaluate(
     adapters: Sequence[Adapter] | None = None,
     while_judging: Callable[[EvalResult], Iterable[object]] | None = None,
     audit_jury: bool = False,
+    transcripts: Sequence[str | Path] | None = None,
 ) -> EvalResult:
     """Load runs (or take loaded results), score them, and judge them when a judge is given.
 
@@ -277,7 +278,9 @@ def evaluate(
     judging every pair in turn; the audit is the first judge's, or with ``audit_jury``
     each judge's, the majority classifying each result (:mod:`judgekit.audit.jury`).
     ``similarity=True`` adds the embedding similarity of diffs (the index extra); it is off
-    by default. Load-time warnings (files reached twice, duplicate results, skipped files)
+    by default. ``transcripts`` names directories of agents' session files, matched to
+    results by task id (:mod:`judgekit.ingest.transcripts.link`).
+    Load-time warnings (files reached twice, duplicate results, skipped files)
     head ``summary.warnings``. ``keep_runs=False`` (only without a judge and without
     ``tasks``) scores results as they are read and keeps none of them in ``runs``: memory
     then holds scores, not diffs.
@@ -291,7 +294,8 @@ def evaluate(
     options = PipelineOptions(exclude=tuple(exclude), mixed_models=mixed_models, seed=seed,
                               similarity=similarity, tasks=tuple(tasks) if tasks else None,
                               keep_runs=keep_runs,
-                              adapters=tuple(adapters) if adapters is not None else None)
+                              adapters=tuple(adapters) if adapters is not None else None,
+                              transcripts=tuple(transcripts) if transcripts else None)
     return run_pipeline(paths, steps, judge=judge, options=options,
                         while_judging=while_judging)
 
@@ -343,6 +347,8 @@ class PipelineOptions:
     keep_runs: bool = True
     #: the readers of other harnesses' files (None: the default ones).
     adapters: tuple[Adapter, ...] | None = None
+    #: directories of agents' session files, matched to results by task id.
+    transcripts: tuple[str | Path, ...] | None = None
 
 
 def run_pipeline(
@@ -358,16 +364,21 @@ def run_pipeline(
     only in their steps. Without a judge or without steps only scoring runs."""
     opts = options or PipelineOptions()
     exclude, tasks, adapters = opts.exclude, opts.tasks, opts.adapters
+    transcripts = opts.transcripts
     mixed_models, seed = opts.mixed_models, opts.seed
     sim = _similarity(opts.similarity)
     seed_value = stats.DEFAULT_SEED if seed is None else seed
-    if not opts.keep_runs and judge is None and not tasks and sim is None and not _given_results(
-            paths):
+    if not opts.keep_runs and judge is None and not tasks and not transcripts \
+            and sim is None and not _given_results(paths):
         return _streamed(paths, exclude=exclude, adapters=adapters,
                          mixed_models=mixed_models, seed=seed_value)
     if judge is not None and steps:
         _check_servers(judge)
     runs, load_warnings = _loaded(paths, adapters)
+    if transcripts:
+        from judgekit.ingest.transcripts.link import attach
+
+        load_warnings = [*load_warnings, *attach(runs, transcripts).warnings()]
     enrichment = None
     if tasks:
         from judgekit.ingest.enrich import enrich_tasks

@@ -1,7 +1,8 @@
 """Plug-in points: what other installed packages add to judgekit through entry points.
 
-Three groups are read: ``judgekit.adapters`` (readers of other harnesses' run files),
-``judgekit.providers`` (model providers) and ``judgekit.rubrics`` (audit rubrics). judgekit's
+Four groups are read: ``judgekit.adapters`` (readers of other harnesses' run files),
+``judgekit.providers`` (model providers), ``judgekit.rubrics`` (audit rubrics) and
+``judgekit.transcripts`` (readers of agents' session files). judgekit's
 own adapters, providers and rubrics are declared in the same groups by its own package
 metadata; :func:`discover` lists every entry of a group, judgekit's first, then the others by
 distribution and name, so the order does not depend on how packages happen to be installed.
@@ -11,7 +12,7 @@ fatal to the rest: :func:`load_group` returns it among the problems, which the c
 
 Example:
     >>> sorted(GROUPS)
-    ['adapters', 'providers', 'rubrics']
+    ['adapters', 'providers', 'rubrics', 'transcripts']
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ GROUPS: dict[str, str] = {
     "adapters": "judgekit.adapters",
     "providers": "judgekit.providers",
     "rubrics": "judgekit.rubrics",
+    "transcripts": "judgekit.transcripts",
 }
 
 #: The distribution whose entry points are judgekit's own.

@@ -20,6 +20,7 @@ from judgekit._resources import read_template
 from judgekit.audit.condense import condense
 from judgekit.engine.tokens import estimate_tokens
 from judgekit.ingest.models import RunResult
+from judgekit.ingest.transcripts.render import render_for_judge
 from judgekit.scoring.models import ScoredResult
 
 #: Share of the budget each long block may claim (what one block leaves goes to the others).
@@ -89,7 +90,16 @@ def allocate(sizes: dict[str, int], budget: int) -> dict[str, int]:
     return alloc
 
 
-def _raw_blocks(run: RunResult) -> dict[str, str]:
+def _transcript(run: RunResult, scored: ScoredResult | None) -> str:
+    """The agent's session as text for the judge (failed steps, errors and the final claim
+    first), or the transcript as it was recorded when no session was read."""
+    if run.session is None or run.session.format == "raw":
+        return run.transcript or ""
+    return render_for_judge(run.session,
+                            claim_denied=bool(scored and scored.claimed_unverified))
+
+
+def _raw_blocks(run: RunResult, scored: ScoredResult | None = None) -> dict[str, str]:
     test = run.test
     return {
         "description": run.task.description or "",
@@ -97,7 +107,7 @@ def _raw_blocks(run: RunResult) -> dict[str, str]:
         "test_output": (test.output or "") if test else "",
         "agent_diff": run.agent_diff or "",
         "ground_truth_diff": run.ground_truth_diff or "",
-        "transcript": run.transcript or "",
+        "transcript": _transcript(run, scored),
         **{f"{_MATERIAL}{name}": text for name, text in sorted(run.materials.items()) if text},
     }
 
@@ -111,7 +121,7 @@ def _verdict_line(run: RunResult) -> str:
 def gather_materials(run: RunResult, scored: ScoredResult | None, *, budget_tokens: int,
                      system_tokens: int = 0, sample: tuple[int, int] = (1, 1)) -> Materials:
     """Build the per-item prompt for ``run`` within ``budget_tokens`` (minus the system part)."""
-    raw = _raw_blocks(run)
+    raw = _raw_blocks(run, scored)
     room = budget_tokens - system_tokens - RESERVE_TOKENS - estimate_tokens(run.task.test_command or "")
     alloc = allocate({k: estimate_tokens(v) for k, v in raw.items()}, room)
     blocks: dict[str, str] = {}
@@ -143,5 +153,7 @@ def gather_materials(run: RunResult, scored: ScoredResult | None, *, budget_toke
     at = rendered.find(mark)
     prompt = rendered.replace(mark, note)
     sources = [v for v in raw.values() if v] + [run.task.test_command or "", reason]
+    if run.session is not None:  # a quote of a tool's output or of its command verifies
+        sources += [c.output or "" for c in run.session.tool_calls]
     return Materials(prompt=prompt, sources=sources, cut_notes=notes,
                      shared=len(prompt) if at < 0 else at)

@@ -35,6 +35,7 @@ COMMANDS: tuple[str, ...] = (
     "review",
     "compare",
     "index",
+    "transcript",
 )
 
 #: Sub-commands whose ``--out DIR`` receives an evaluation's files (checked before any work).

@@ -34,6 +34,10 @@ def add_scoring_arguments(parser: argparse.ArgumentParser, *, paths: str = "+") 
     parser.add_argument("--tasks", action="append", default=None, metavar="SUITE",
                         help="suite file or directory of them; fills task fields the run files "
                              "leave out (e.g. descriptions), matched by fix commit (repeatable)")
+    parser.add_argument("--transcripts", action="append", default=None, metavar="DIR",
+                        help="directory of agents' session files (mini-swe-agent, SWE-agent, "
+                             "Claude Code, Codex CLI, OpenHands, aider), matched to results by "
+                             "task id: <id>.traj, <id>/<id>.traj.json, ... (repeatable)")
     add_inspect_arguments(parser)
 
 
@@ -122,7 +126,9 @@ def pipeline_options(args: argparse.Namespace, *, keep_runs: bool = True
     return PipelineOptions(exclude=tuple(exclude_from(args)), mixed_models=args.mixed_models,
                            seed=args.seed, similarity=bool(args.similarity),
                            tasks=tuple(args.tasks) if args.tasks else None,
-                           keep_runs=keep_runs, adapters=adapters)
+                           keep_runs=keep_runs, adapters=adapters,
+                           transcripts=tuple(args.transcripts) if getattr(
+                               args, "transcripts", None) else None)
 
 
 def check_similarity(args: argparse.Namespace) -> None:

@@ -41,7 +41,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "0/1, 0.00/1.00, true/false or yes/no), one row per task or per run; "
                         "or pairwise gold labels: CSV or JSONL with task_id,arm_a,arm_b,"
                         "dimension,label (A, B or draw) (default: DIR/labels/pairwise.jsonl, "
-                        "the labels judgekit review keeps)")
+                        "else DIR/labels/audit.jsonl: the labels judgekit review keeps, per "
+                        "labeller and pooled)")
     p.add_argument("--label-column", metavar="NAME", default=None,
                    help="the audit label column (default: the first of label, human_label, "
                         "grade, final_grade, score)")
@@ -92,13 +93,15 @@ def _keep(verdicts: Path, part: Calibration | PairwiseCalibration) -> None:
 
 
 def _default_labels(verdicts: Path) -> Path:
-    """The labels ``judgekit review`` kept in the output directory VERDICTS."""
+    """The labels ``judgekit review`` kept in the output directory VERDICTS: the pairwise
+    ones, else the audit ones."""
     from judgekit.errors import ConfigError
-    from judgekit.review.labels import PAIRWISE_FILE
+    from judgekit.review.labels import AUDIT_FILE, PAIRWISE_FILE
 
     path = verdicts / "labels" / PAIRWISE_FILE
-    if verdicts.is_dir() and path.is_file():
-        return path
+    for found in (path, verdicts / "labels" / AUDIT_FILE):
+        if verdicts.is_dir() and found.is_file():
+            return found
     raise ConfigError(f"give {{option:labels}} FILE ({path} does not exist; "
                       "`judgekit review` writes it)")
 
@@ -120,9 +123,19 @@ def run(args: argparse.Namespace) -> int:
                           "scales: name the columns with --label-columns")
     if args.labels is None:
         args.labels = _default_labels(args.verdicts)
+    if _is_review_audit_labels(args.labels):
+        return _run_audit(args)
     if args.labels.is_file() and is_pairwise_labels(args.labels):
         return _run_pairwise(args)
     return _run_audit(args)
+
+
+def _is_review_audit_labels(path: Path) -> bool:
+    """``labels/audit.jsonl`` of an output directory: JSON lines, read as judgekit review
+    writes them."""
+    from judgekit.review.labels import AUDIT_FILE
+
+    return path.name == AUDIT_FILE and path.parent.name == "labels"
 
 
 def _run_audit(args: argparse.Namespace) -> int:
@@ -130,7 +143,12 @@ def _run_audit(args: argparse.Namespace) -> int:
     from judgekit.audit.calibrate import calibrate, load_verdicts, read_labels, task_scores
 
     verdicts = task_scores(load_verdicts(args.verdicts))
-    labels = read_labels(args.labels, args.label_column)
+    if _is_review_audit_labels(args.labels):
+        from judgekit.review.labels import audit_label_set
+
+        labels = audit_label_set(args.labels.parent.parent)
+    else:
+        labels = read_labels(args.labels, args.label_column)
     result = calibrate(verdicts, labels,
                        seed=stats.DEFAULT_SEED if args.seed is None else args.seed)
     if args.json:
@@ -343,3 +361,18 @@ def _print_pairwise(result: PairwiseCalibration) -> None:
         _print_agreement("jury", result.jury, result.resamples, result.seed)
     else:
         print("jury: none (the records carry no jury verdict)")
+    _print_labellers(result)
+
+
+def _print_labellers(result: PairwiseCalibration) -> None:
+    from judgekit.report.calibration_view import labeller_name, labellers_sentence
+
+    sentence = labellers_sentence(result)
+    if sentence is None:
+        return
+    print(sentence)
+    for who, c in result.labellers.items():
+        for name, a in [*c.judges.items(), *([("jury", c.jury)] if c.jury else [])]:
+            print(f"  {labeller_name(who)}: {name}: accuracy {_num(a.accuracy)} of {a.n}, "
+                  f"Cohen's kappa " + _kappa_text(a.kappa, a.kappa_ci, "compared pairs",
+                                                 result.resamples, result.seed))

@@ -29,6 +29,7 @@ SCHEMAS: dict[str, tuple[str, str]] = {
     "calibration": ("judgekit.report.calibration", "CalibrationFile"),
     "suite": ("judgekit.ingest.suites", "Suite"),
     "rubric": ("judgekit.audit.rubric", "Rubric"),
+    "transcript": ("judgekit.ingest.transcripts.model", "Transcript"),
 }
 
 

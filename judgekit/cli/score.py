@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from judgekit.cli._common import (
     add_output_arguments,
@@ -24,6 +25,31 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_swebench_logs_argument(p)
     add_output_arguments(p)
     p.set_defaults(func=run)
+
+
+def transcript_lines(arms: dict[str, Any]) -> list[str]:
+    """One line per arm whose results have transcripts: what they say, and the claims of
+    success the tests deny."""
+    out = []
+    for name, arm in arms.items():
+        t = arm.transcripts
+        if t is None:
+            continue
+        cost = (f", ${t.mean_cost_usd:.4f} mean cost ({t.n_with_cost} recorded)"
+                if t.mean_cost_usd is not None else ", no cost recorded")
+        tokens = (f", {t.mean_tokens_in:.0f} in / {t.mean_tokens_out or 0:.0f} out tokens"
+                  if t.mean_tokens_in is not None else "")
+        line = (f"transcripts: {name}: {t.n_with_transcript} of {arm.n} results, "
+                f"{t.mean_turns or 0:.1f} turns, {t.mean_tool_calls or 0:.1f} tool calls"
+                f"{tokens}{cost}")
+        if t.n_claimed_unverified:
+            shown = "; ".join(t.claimed_unverified[:5])
+            more = f" and {t.n_claimed_unverified - 5} more" if t.n_claimed_unverified > 5 \
+                else ""
+            line += (f"; {t.n_claimed_unverified} claim success their tests deny: "
+                     f"{shown}{more}")
+        out.append(line)
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
             print_json(summary.as_json())
         else:
             print_summary(summary, spell=spell)
+    for line in transcript_lines(summary.arms):
+        say(line)
     if report is not None:
         for line in closing_lines(summary, report, judging_skipped=False):
             say(line)

@@ -23,19 +23,19 @@ answer before it is stored (a server may echo the key it received).
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from judgekit.engine.urls import url_secrets
+from judgekit.secretscan import SECRET_NAME_PARTS, TOKEN, looks_secret
 
-_TOKEN = re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{6,}|\bBearer\s+[A-Za-z0-9_\-\.]{8,}")
+__all__ = ["PROVIDER_KEY_VARS", "SECRET_NAME_PARTS", "Redactor", "looks_secret", "provider_keys",
+           "redact", "redact_data", "register_secret", "register_url"]
+
+_TOKEN = TOKEN
 _KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 PROVIDER_KEY_VARS: tuple[str, ...] = _KEY_VARS
 """Environment variables holding judgekit's own provider keys."""
-
-SECRET_NAME_PARTS: tuple[str, ...] = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
-"""A variable whose name contains one of these (any case) holds a secret."""
 
 _extra: set[str] = set()
 
@@ -92,12 +92,6 @@ def redact_data(value: Any) -> Any:
         return item
 
     return walk(value)
-
-
-def looks_secret(name: str) -> bool:
-    """Whether a variable called ``name`` holds a secret, judged by its name."""
-    upper = name.upper()
-    return any(part in upper for part in SECRET_NAME_PARTS)
 
 
 def provider_keys(environ: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -25,10 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from judgekit.errors import ConfigError, render_options
+from judgekit.errors import ConfigError, InputError, render_options
 from judgekit.execute.process import Capture, ProcessOutcome
 from judgekit.execute.sandbox import Sandbox
 from judgekit.ingest.models import Cut
+from judgekit.ingest.transcripts import Transcript, read_transcripts
+from judgekit.secretscan import SecretScrubber
 
 if TYPE_CHECKING:
     from judgekit.execute.workspace import Workspace
@@ -88,6 +90,10 @@ class AgentRun:
     inside the sandbox (and how to show it), or its user may not run it; else ``None``."""
     transcript_cut: Cut | None = None
     """Set when the transcript was longer than the output cap: its whole size and hash."""
+    session: Transcript | None = None
+    """The transcript read as the agent's session file, when judgekit knows its format."""
+    transcript_problem: str | None = None
+    """Why a transcript of a known format could not be read."""
 
 
 def run_agent(
@@ -105,7 +111,9 @@ def run_agent(
     ``env`` is the agent's environment before judgekit's own ``JUDGEKIT_*`` variables
     (default: the clean environment with the settings' agent variables). The agent may
     write a transcript to ``{transcript_file}`` (also in the environment as
-    ``JUDGEKIT_TRANSCRIPT``); it is read back after the agent ends.
+    ``JUDGEKIT_TRANSCRIPT``); it is read back after the agent ends, its secret-looking
+    values redacted, and read as the agent's session file (:attr:`AgentRun.session`) when
+    judgekit knows its format (mini-swe-agent, Claude Code, Codex CLI, ...).
     """
     transcript_file = ws.io / "transcript.txt"
     values = {"prompt_file": str(prompt_file), "workspace": str(ws.path), "task_id": task_id,
@@ -118,21 +126,40 @@ def run_agent(
     outcome = settings.shell(rendered, ws, log_name="agent", timeout=settings.agent_timeout_s,
                              network=settings.agent_network, env=full, agent=True)
     transcript, cut = None, None
+    session = problem = None
     if transcript_file.is_file() and not transcript_file.is_symlink():
         capture = Capture()  # read in blocks: kept to its head and tail whatever its size
         with open(transcript_file, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 capture.feed(block)
         transcript, cut = capture.text(), capture.cut()
+        transcript, session, problem = read_session(transcript_file, transcript)
     hint = None
     if outcome.exit_code in (126, 127) and settings.sandbox.name != "none":
         hint = unseen_program(rendered, outcome.stderr, full.get("PATH", ""))
     return AgentRun(command=rendered, outcome=outcome, transcript=transcript, hint=hint,
-                    transcript_cut=cut)
+                    transcript_cut=cut, session=session, transcript_problem=problem)
+
+
+def read_session(path: Path, text: str) -> tuple[str, Transcript | None, str | None]:
+    """The agent's transcript ``text`` (as kept), the whole file ``path`` read as its session
+    when judgekit knows the format, and why a file of a known format could not be read (the
+    run goes on; the text is kept). A known format's text has its secret-looking values
+    redacted here (its keys are known by their fields); any text still has the run's named
+    secrets redacted when the result is stored (:mod:`judgekit.execute.secrets`)."""
+    try:
+        found = read_transcripts(path)
+    except InputError as exc:
+        return SecretScrubber().text(text), None, exc.reason
+    if found.unrecognised:
+        return text, None, None
+    return (SecretScrubber().text(text),
+            found.transcripts[0].model_copy(update={"source": None}), None)
 
 
 _UNSEEN = ("No such file or directory", "not found", "bad interpreter")
 """What a shell says of a program it cannot find."""
+
 
 
 def _program(command: str, path_var: str) -> tuple[str, str] | None:

@@ -252,6 +252,9 @@ def _agent_and_tests(task: SuiteTask, fix: FixCommit, ws: Workspace, arm: str,
     out = run.outcome
     result.duration_s = out.duration_s
     result.transcript = run.transcript
+    result.session = run.session
+    if run.transcript_problem:
+        result.metadata["transcript_unreadable"] = run.transcript_problem
     if run.transcript_cut is not None:
         _note_cut(result, "transcript", run.transcript_cut)
     result.metadata.update(agent_command=run.command, agent_exit_code=out.exit_code,

@@ -16,6 +16,8 @@ from typing import Any, ClassVar, Literal, NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgekit.ingest.transcripts.model import Transcript
+
 TestStatus = Literal["passed", "failed", "vacuous", "timeout", "error", "unknown"]
 """Honest outcome of a result's test run, decided from evidence.
 
@@ -167,6 +169,9 @@ class RunResult(_Model):
     usage: Usage | None = None
     model: str | None = Field(None, description="The model serving the agent.")
     transcript: str | None = None
+    session: Transcript | None = Field(
+        None, description="The agent's session file as judgekit read it (tool calls, tokens, "
+                          "cost, exit status, final message); judgekit schema transcript.")
     harness_status: str = Field(
         "completed", description="'completed', or the harness's own failure label."
     )

@@ -34,7 +34,9 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from judgekit import stats
-from judgekit.pairwise.gold import GoldSet, Label
+from judgekit.pairwise.agreement import agreement as alpha_agreement
+from judgekit.pairwise.gold import GoldLabel, GoldSet, Label
+from judgekit.pairwise.models import JuryAgreementEntry
 from judgekit.pairwise.records import DimensionRecord, PairRecord
 from judgekit.pairwise.verdict import DIMENSIONS
 
@@ -113,8 +115,39 @@ class PairwiseCalibration(BaseModel):
         default_factory=list, description="Labels no compared pair matches.")
     n_verdicts_without_label: int = Field(0, description="Valid verdict items no label "
                                                          "covers.")
+    labellers: dict[str, LabellerCalibration] = Field(
+        default_factory=dict, description="With labels of two or more labellers: each "
+                                          "labeller's labels against the verdicts (\"\": "
+                                          "rows naming no labeller); the figures above are "
+                                          "against the pooled labels.")
+    labeller_agreement: JuryAgreementEntry | None = Field(
+        None, description="Krippendorff's alpha (nominal) between the labellers on the "
+                          "comparisons two or more of them labelled, with its 95% bootstrap "
+                          "interval over compared pairs; null with one labeller.")
+    pooled_ties: int = Field(0, description="Comparisons whose labellers tied, left out of "
+                                            "the pooled labels.")
     seed: int = stats.DEFAULT_SEED
     resamples: int = stats.DEFAULT_RESAMPLES
+
+
+class LabellerCalibration(BaseModel):
+    """One labeller's labels against the verdicts."""
+
+    n_labels: int = 0
+    judges: dict[str, JudgeAgreement] = Field(default_factory=dict)
+    jury: JudgeAgreement | None = None
+
+
+def labeller_agreement(by_labeller: dict[str, dict[tuple[str, str, str, str], GoldLabel]],
+                       *, seed: int = stats.DEFAULT_SEED) -> JuryAgreementEntry:
+    """Krippendorff's alpha between labellers: one unit per comparison, one value per
+    labeller (missing when they did not label it), resampled by compared pair."""
+    keys = sorted({k for labels in by_labeller.values() for k in labels})
+    units = [((task, a, b), [labels[(task, a, b, dim)].label_for(a, b)
+                             if (task, a, b, dim) in labels else None
+                             for labels in by_labeller.values()])
+             for task, a, b, dim in keys]
+    return alpha_agreement([("\0".join(g), u) for g, u in units], seed=seed)
 
 
 def _code(label: Label) -> int:
@@ -255,7 +288,16 @@ def calibrate_pairwise(records: Sequence[PairRecord], gold: GoldSet, *,
                     jury.append(item)
                 else:
                     by_judge.setdefault(name or judge_of(rec, default_judge), []).append(item)
+    labellers: dict[str, LabellerCalibration] = {}
+    for who, theirs in gold.by_labeller.items():
+        one = calibrate_pairwise(records, GoldSet(labels=theirs, rows=len(theirs)),
+                                 default_judge=default_judge, seed=seed, resamples=resamples)
+        labellers[who] = LabellerCalibration(n_labels=len(theirs), judges=one.judges,
+                                             jury=one.jury)
     return PairwiseCalibration(
+        labellers=labellers, pooled_ties=gold.pooled_ties,
+        labeller_agreement=(labeller_agreement(gold.by_labeller, seed=seed)
+                            if gold.by_labeller else None),
         labels_file=labels_file, n_labels=len(gold.labels), blank_labels=gold.blank,
         judges={name: agreement(by_judge[name], seed=seed, resamples=resamples)
                 for name in _ordered(by_judge, records)},

@@ -6,7 +6,10 @@ columns, such as a ``note``, are kept out of the way), or JSON lines with the sa
 a blank label is a row not labelled yet: skipped and counted. The same comparison
 labelled twice must agree (the arms may be given in either order; ``A`` and ``B`` then
 swap), unless both rows name the same ``labeller``: the later row then supersedes (how
-``judgekit review`` records a changed mind). ``judgekit schema pairwise-label`` prints the JSON Schema of one label.
+``judgekit review`` records a changed mind). Rows of different labellers never contradict
+each other: each labeller's labels are kept apart (rows naming no labeller count as one
+labeller), and the labels measured are pooled, one per comparison: the label most of its
+labellers gave; a comparison whose labellers tie is left out and counted. ``judgekit schema pairwise-label`` prints the JSON Schema of one label.
 
 Example:
     >>> g = GoldLabel(task_id="flask-001", arm_a="x", arm_b="y", dimension="minimality",
@@ -17,7 +20,8 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -71,6 +75,37 @@ class GoldSet:
     labels: dict[Key, GoldLabel]
     rows: int
     blank: int = 0
+    #: each labeller's labels ("" for rows naming none), when two or more labelled
+    by_labeller: dict[str, dict[Key, GoldLabel]] = field(default_factory=dict)
+    #: comparisons left out of ``labels`` because their labellers' labels tied
+    pooled_ties: int = 0
+
+
+def pool(by_labeller: dict[str, dict[Key, GoldLabel]]) -> tuple[dict[Key, GoldLabel], int]:
+    """One label per comparison: the label most labellers gave it (a tie is left out), and
+    how many ties were left out. A labeller's label stands as it is when only they gave one.
+
+    Example:
+        >>> def g(who, label):
+        ...     return GoldLabel(task_id="t", arm_a="x", arm_b="y", dimension="minimality",
+        ...                      label=label, labeller=who)
+        >>> k = ("t", "x", "y", "minimality")
+        >>> pool({"a": {k: g("a", "A")}, "b": {k: g("b", "A")}, "c": {k: g("c", "B")}}
+        ...      )[0][k].label, pool({"a": {k: g("a", "A")}, "b": {k: g("b", "B")}})[1]
+        ('A', 1)
+    """
+    keys = dict.fromkeys(k for labels in by_labeller.values() for k in labels)
+    pooled: dict[Key, GoldLabel] = {}
+    ties = 0
+    for key in keys:
+        given = [labels[key] for labels in by_labeller.values() if key in labels]
+        votes = Counter(g.label_for(key[1], key[2]) for g in given)
+        (top, n), *rest = votes.most_common()
+        if rest and rest[0][1] == n:
+            ties += 1
+            continue
+        pooled[key] = next(g for g in given if g.label_for(key[1], key[2]) == top)
+    return pooled, ties
 
 
 def _is_jsonl(path: Path) -> bool:
@@ -133,7 +168,7 @@ def read_gold(path: str | Path) -> GoldSet:
     p = Path(path)
     if not p.is_file():
         raise InputError(p, None, "labels file not found")
-    labels: dict[Key, tuple[int, GoldLabel]] = {}
+    groups: dict[str, dict[Key, tuple[int, GoldLabel]]] = {}
     rows = blank = 0
     for n, raw in _rows(p):
         rows += 1
@@ -144,9 +179,9 @@ def read_gold(path: str | Path) -> GoldSet:
         label = _label(row, p, f"line {n}")
         if label.arm_a == label.arm_b:
             raise InputError(p, f"line {n}: arm_b", "names the same arm as arm_a")
+        labels = groups.setdefault(label.labeller or "", {})
         seen = labels.get(label.key())
-        if seen is not None and label.labeller is not None \
-                and seen[1].labeller == label.labeller:
+        if seen is not None and label.labeller is not None:
             labels[label.key()] = (n, label)  # the same labeller changed their mind
             continue
         if seen is not None:
@@ -156,4 +191,11 @@ def read_gold(path: str | Path) -> GoldSet:
                                  "(the same comparison labelled differently)")
             continue
         labels[label.key()] = (n, label)
-    return GoldSet(labels={k: v for k, (_, v) in labels.items()}, rows=rows, blank=blank)
+    by_labeller = {who: {k: v for k, (_, v) in labels.items()}
+                   for who, labels in groups.items()}
+    if len(by_labeller) < 2:
+        only = next(iter(by_labeller.values()), {})
+        return GoldSet(labels=only, rows=rows, blank=blank)
+    pooled, ties = pool(by_labeller)
+    return GoldSet(labels=pooled, rows=rows, blank=blank, by_labeller=by_labeller,
+                   pooled_ties=ties)

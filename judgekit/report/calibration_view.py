@@ -65,6 +65,36 @@ def pairwise_sentence(cal: PairwiseCalibration) -> str:
     return text + ("" if cal.jury is not None else " No jury verdict in these records.")
 
 
+def labeller_name(who: str) -> str:
+    return who or "(no labeller named)"
+
+
+def labellers_sentence(cal: PairwiseCalibration) -> str | None:
+    """With two or more labellers: who labelled how much, how far they agree, and the ties
+    left out of the pooled labels; None with one labeller."""
+    if not cal.labellers:
+        return None
+    who = ", ".join(f"{labeller_name(n)} {c.n_labels}" for n, c in cal.labellers.items())
+    a = cal.labeller_agreement
+    agree = ("Krippendorff's alpha (nominal) between the labellers "
+             + (f"{num(a.alpha)} {interval(a.ci)}".rstrip() if a.alpha is not None
+                else "undefined")
+             + f" over {a.n_units} comparisons of {a.n_pairs} pairs that two or more "
+               "labelled" if a is not None else "no comparison labelled twice")
+    return (f"Labels of {len(cal.labellers)} labellers ({who}); the figures above are against "
+            f"the pooled labels: one per comparison, the label most of its labellers gave; "
+            f"{cal.pooled_ties} comparisons whose labellers tied are left out. {agree}.")
+
+
+def labeller_rows(cal: PairwiseCalibration) -> list[list[object]]:
+    """One row per labeller and judge (and jury), named ``labeller: judge``."""
+    rows = []
+    for who, c in cal.labellers.items():
+        for name, a in [*c.judges.items(), *([("jury", c.jury)] if c.jury else [])]:
+            rows.append(_row(f"{labeller_name(who)}: {name}", a))
+    return rows
+
+
 def audit_sentence(cal: Calibration) -> str:
     """The audit calibration in one sentence."""
     return (f"Audit verdicts against human labels on {cal.n} tasks: agreement "

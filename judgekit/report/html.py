@@ -165,6 +165,11 @@ def _calibration(inputs: ReportInputs) -> str:
                                          lo=-1.0, hi=1.0, fmt=lambda v: f"{v:.2f}",
                                          marks=[(0.0, "chance agreement")])
                      + "</figure>")
+        who = cv.labellers_sentence(p)
+        if who is not None:
+            parts.append(f"<p>{e(who)}</p>"
+                         + table(["labeller: judge", *cv.PAIRWISE_HEADER[1:]],
+                                 cv.labeller_rows(p), numeric=range(1, 8)))
         for name, a in [*p.judges.items(), *([("jury", p.jury)] if p.jury else [])]:
             parts.append(f"<figure><figcaption>Confusion of {e(name)}: verdicts by rows, gold "
                          f"labels by columns</figcaption>"

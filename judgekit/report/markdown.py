@@ -105,6 +105,10 @@ def _calibration(inputs: ReportInputs) -> list[str]:
     if cal.pairwise is not None:
         p = cal.pairwise
         lines += [md(cv.pairwise_sentence(p)), ""] + table(cv.PAIRWISE_HEADER, cv.pairwise_rows(p))
+        who = cv.labellers_sentence(p)
+        if who is not None:
+            lines += [md(who), ""] + table(["labeller: judge", *cv.PAIRWISE_HEADER[1:]],
+                                           cv.labeller_rows(p))
         for name, a in [*p.judges.items(), *([("jury", p.jury)] if p.jury else [])]:
             lines += [f"Confusion of {md(name)} (verdicts by rows, gold labels by columns):",
                       ""]

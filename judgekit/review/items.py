@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from judgekit.audit import AuditRecord
+from judgekit.audit import AuditRecord, load_rubric
 from judgekit.audit.checks import extract_quotes
+from judgekit.audit.models import AuditSummary
+from judgekit.errors import JudgekitError
 from judgekit.ingest import RunResult
 from judgekit.pairwise import PairRecord
 from judgekit.pairwise.verdict import DIMENSIONS
@@ -88,6 +90,30 @@ class PairItem:
         arm = self.record.arm_a if label == "A" else self.record.arm_b
         return "left" if self.sides()[0] == arm else "right"
 
+    def statuses(self) -> list[str]:
+        """The two sides' test outcomes (shown blind)."""
+        return sorted({str(self.blind[s]["test_status"]) for s in ("left", "right")})
+
+    def facets(self) -> dict[str, Any]:
+        """What the queue's filters on arms and verdicts match (labelled items only)."""
+        r = self.record
+        dims = r.dimensions.values()
+        juries = [{j.dimensions[d].winner for j in (r.judges or {}).values()
+                   if d in j.dimensions and j.dimensions[d].state == "valid"}
+                  for d in r.dimensions]
+        # the tests anchor completeness: the side that passed should not lose it
+        status = {side: self.blind[side]["test_status"] for side in ("left", "right")}
+        loser = None
+        if sorted(status.values()) == ["failed", "passed"]:
+            loser = self.arm_of("left" if status["left"] == "failed" else "right")
+        comp = r.dimensions.get("completeness")
+        return {"arms": sorted([r.arm_a, r.arm_b]),
+                "flagged": any(d.position_bias or d.state != "valid" for d in dims),
+                "jury_split": any(len(w) > 1 for w in juries),
+                "anchored_contradiction": bool(loser and comp and comp.state == "valid"
+                                               and comp.winner == loser),
+                "unverified_evidence": False}
+
     def reveal(self) -> dict[str, Any]:
         left, right = self.sides()
 
@@ -130,6 +156,18 @@ class AuditItem:
         r = self.record
         return (r.task_id, r.arm, r.attempt, r.run_id or "")
 
+    def statuses(self) -> list[str]:
+        return [str(self.record.test_status)]
+
+    def facets(self) -> dict[str, Any]:
+        """What the queue's filters on arms and verdicts match (labelled items only)."""
+        r = self.record
+        scores = {j.score for j in (r.judges or {}).values() if j.state == "valid"}
+        return {"arms": [r.arm], "flagged": r.state != "valid",
+                "jury_split": len(scores) > 1,
+                "anchored_contradiction": r.contradicted,
+                "unverified_evidence": r.state == "valid" and not r.evidence_verified}
+
     def reveal(self) -> dict[str, Any]:
         r = self.record
         verdict = r.verdict or {}
@@ -158,6 +196,9 @@ class Queue:
     items: list[Item]
     #: records whose result is not in runs.jsonl (shown without its texts), counted
     missing_runs: int = 0
+    #: the audited rubric's category names, offered when an audit is labelled 1 (empty when
+    #: there is no audit)
+    categories: list[str] = field(default_factory=list)
 
 
 def _side(run: RunResult | None, scored: ScoredResult | None) -> dict[str, Any]:
@@ -225,4 +266,18 @@ def load_queue(out_dir: Path, seed: int) -> Queue:
             "kind": "audit", "task": _task(run, arec.task_id),
             "test_status": arec.test_status, "texts": audit_texts(run)}
         items.append(AuditItem(arec, shown, sha256_of(shown)))
-    return Queue(items, missing)
+    return Queue(items, missing, audit_categories(inputs.summary.audit))
+
+
+def audit_categories(audit: AuditSummary | None) -> list[str]:
+    """The categories of the rubric the audit used, in the rubric's order; when that rubric
+    cannot be loaded here (a rubric file not at hand), the categories the audit's verdicts
+    named (``by_type``: counts over the whole audit, nothing of one item)."""
+    if audit is None:
+        return []
+    if audit.rubric:
+        try:
+            return [c.name for c in load_rubric(audit.rubric).categories]
+        except JudgekitError:
+            pass
+    return sorted(t for t in audit.by_type if t != "none")

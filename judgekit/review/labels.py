@@ -28,6 +28,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from judgekit.audit.calibrate import LabelSet
 from judgekit.audit.kind import AUDIT
 from judgekit.errors import InputError
 from judgekit.pairwise.gold import GoldLabel, Label
@@ -65,9 +66,11 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _read_lines(path: Path) -> tuple[list[tuple[int, dict[str, object]]], int]:
+def _read_lines(path: Path, *, cut: bool = True
+                ) -> tuple[list[tuple[int, dict[str, object]]], int]:
     """The JSON objects of ``path`` with their line numbers, and how many torn lines (a
-    last line without its newline, left by a crash) were cut off the file."""
+    last line without its newline, left by a crash) were cut off the file (with ``cut``;
+    else only left out)."""
     if not path.is_file():
         return [], 0
     try:
@@ -77,11 +80,17 @@ def _read_lines(path: Path) -> tuple[list[tuple[int, dict[str, object]]], int]:
     torn = 0
     if data and not data.endswith(b"\n"):
         keep = data.rfind(b"\n") + 1
+        if not cut:
+            return _parse(path, data[:keep]), 1
         with path.open("r+b") as fh:  # never acknowledged: the server syncs before it answers
             fh.truncate(keep)
             fh.flush()
             os.fsync(fh.fileno())
         data, torn = data[:keep], 1
+    return _parse(path, data), torn
+
+
+def _parse(path: Path, data: bytes) -> list[tuple[int, dict[str, object]]]:
     rows = []
     for n, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
         if not line.strip():
@@ -93,7 +102,7 @@ def _read_lines(path: Path) -> tuple[list[tuple[int, dict[str, object]]], int]:
         if not isinstance(obj, dict):
             raise InputError(path, f"line {n}", "expected a JSON object")
         rows.append((n, obj))
-    return rows, torn
+    return rows
 
 
 def _append(path: Path, line: str) -> None:
@@ -111,6 +120,33 @@ def _append(path: Path, line: str) -> None:
             os.fsync(dfd)
         finally:
             os.close(dfd)
+
+
+def audit_label_set(out_dir: Path) -> LabelSet:
+    """The audit labels of ``out_dir/labels/audit.jsonl`` as ``judgekit calibrate`` measures
+    them: each labeller's last label per result, then per task the majority of them (a
+    task whose labels split evenly is a tie, left out). A torn last line is left out (the
+    file is not changed) and counted with the blank rows."""
+    path = out_dir / "labels" / AUDIT_FILE
+    if not path.is_file():
+        raise InputError(path, None, "labels file not found")
+    rows, torn = _read_lines(path, cut=False)
+    last: dict[tuple[str, AuditKey], AuditLabel] = {}
+    for n, obj in rows:
+        a = LabelStore._validate(AuditLabel, obj, path, n)
+        last[(a.labeller, a.key())] = a
+    votes: dict[str, list[int]] = {}
+    for a in last.values():
+        votes.setdefault(a.task_id, []).append(a.label)
+    labels, ties = {}, []
+    for task, values in votes.items():
+        ones = sum(values)
+        if ones * 2 == len(values):
+            ties.append(task)
+        else:
+            labels[task] = int(ones * 2 > len(values))
+    return LabelSet(labels=labels, column="label", rows=len(rows) + torn, blank=torn,
+                    ties=sorted(ties), runs_per_task={t: len(v) for t, v in votes.items()})
 
 
 class LabelStore:

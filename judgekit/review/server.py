@@ -53,10 +53,20 @@ class ReviewState:
                     None)
 
     def queue_view(self) -> dict[str, Any]:
-        items = [{"i": i, "kind": it.kind, "task_id": it.task_id,
-                  "labelled": self.labelled(it)} for i, it in enumerate(self.queue.items)]
+        items = [self._entry(i, it) for i, it in enumerate(self.queue.items)]
         return {"labeller": self.store.labeller, "total": len(items),
                 "first_unlabelled": self.first_unlabelled(), "items": items}
+
+    def _entry(self, i: int, item: Item) -> dict[str, Any]:
+        """One item of the queue: what the filters match. What depends on the arms or the
+        verdicts (``facets``) is sent for a labelled item only, so a filter on it can never
+        tell which unlabelled items it would match."""
+        done = self.labelled(item)
+        out: dict[str, Any] = {"i": i, "kind": item.kind, "task_id": item.task_id,
+                               "status": item.statuses(), "labelled": done}
+        if done:
+            out["facets"] = item.facets()
+        return out
 
     def item_view(self, i: int) -> dict[str, Any]:
         item = self.queue.items[i]
@@ -70,6 +80,8 @@ class ReviewState:
         else:
             got = self.store.audit.get(item.key())
             out["label"] = got.label if got else None
+            out["category"] = got.category if got else None
+            out["categories"] = self.queue.categories
         if done:  # only now: the arms' names and the judge's verdicts
             out["reveal"] = item.reveal()
         return out
@@ -94,8 +106,9 @@ class ReviewState:
             if choice not in (0, 1) or isinstance(choice, bool):
                 raise ValueError("choice: not 0 or 1")
             category = body.get("category")
-            self.store.add_audit(item.key(), choice,
-                                 category=category if isinstance(category, str) else None,
+            if category is not None and (choice != 1 or category not in self.queue.categories):
+                raise ValueError("category: not one of the rubric's categories of a label 1")
+            self.store.add_audit(item.key(), choice, category=category,
                                  shown_sha256=item.shown_sha256)
         return self.item_view(i)
 

@@ -32,6 +32,7 @@ from judgekit.scoring.models import (
     Comparison,
     ComparisonClustered,
     ScoredResult,
+    TranscriptStats,
 )
 
 MCNEMAR = "exact McNemar (one pair per task)"
@@ -121,7 +122,28 @@ def arm_stats(rows: Sequence[ScoredResult], seed: int,
         diff_similarity=_mean(sims),
         models=sorted({r.model for r in rows if r.model}),
         clustered=_arm_clustered(rows, clusters) if clusters is not None else None,
+        transcripts=transcript_stats(rows),
     )
+
+
+def transcript_stats(rows: Sequence[ScoredResult]) -> TranscriptStats | None:
+    """What the arm's transcripts say; None when no result has one."""
+    had = [r for r in rows if r.transcript_format is not None]
+    if not had:
+        return None
+    costs = _column(had, "transcript_cost_usd")
+    claimed = [r for r in had if r.claimed_unverified]
+    return TranscriptStats(
+        n_with_transcript=len(had),
+        mean_turns=_mean(_column(had, "turns")),
+        mean_tool_calls=_mean(_column(had, "tool_calls")),
+        mean_tokens_in=_mean(_column(had, "tokens_in")),
+        mean_tokens_out=_mean(_column(had, "tokens_out")),
+        n_with_cost=int(costs.size), mean_cost_usd=_mean(costs),
+        exit_statuses=dict(Counter(r.exit_status or "unknown" for r in had)),
+        n_redactions=sum(r.transcript_redactions or 0 for r in had),
+        n_claimed_unverified=len(claimed),
+        claimed_unverified=[f"{r.task_id} / {r.arm} / attempt {r.attempt}" for r in claimed])
 
 
 Key = tuple[str, str, int]

@@ -51,6 +51,23 @@ class ScoredResult(BaseModel):
     diff_similarity: float | None = None
     injection_precision: float | None = None
     injection_recall: float | None = None
+    transcript_format: str | None = Field(
+        None, description="The agent whose session file the result has; None without one.")
+    turns: int | None = Field(None, description="The agent's turns, from its transcript.")
+    tool_calls: int | None = Field(None, description="Tool calls, from its transcript.")
+    tokens_in: int | None = Field(None, description="Input tokens (cache reads apart), from "
+                                                    "its transcript.")
+    tokens_out: int | None = None
+    transcript_cost_usd: float | None = Field(
+        None, description="Cost the agent recorded in its transcript; None where it did not.")
+    exit_status: str | None = Field(
+        None, description="How the agent's session ended: submitted, completed, "
+                          "limits_exceeded, error or interrupted.")
+    claimed_unverified: bool = Field(
+        False, description="The transcript's final message claims success (tests pass, "
+                           "fixed, done) while the test status is not passed.")
+    transcript_redactions: int | None = Field(
+        None, description="Secret-looking values redacted from the transcript when read.")
     truncated: list[str] = Field(
         default_factory=list, description="The result's text fields stored or read cut to "
                                           "their head and tail (its run file's truncated).")
@@ -122,6 +139,27 @@ class ComparisonClustered(BaseModel):
     p_value: float | None = None
 
 
+class TranscriptStats(BaseModel):
+    """What an arm's transcripts say: means over the results that had one, and the claims of
+    success their tests deny."""
+
+    n_with_transcript: int = Field(description="Results with a session file read.")
+    mean_turns: float | None = None
+    mean_tool_calls: float | None = None
+    mean_tokens_in: float | None = None
+    mean_tokens_out: float | None = None
+    n_with_cost: int = Field(0, description="Results whose transcript recorded a cost.")
+    mean_cost_usd: float | None = None
+    exit_statuses: dict[str, int] = Field(default_factory=dict)
+    n_redactions: int = Field(0, description="Secret-looking values redacted from the "
+                                             "transcripts when read.")
+    n_claimed_unverified: int = Field(
+        0, description="Results whose final message claims success while their test status "
+                       "is not passed.")
+    claimed_unverified: list[str] = Field(
+        default_factory=list, description="Those results, 'task / arm / attempt N'.")
+
+
 class ArmStats(BaseModel):
     """Statistics of one arm over all its results."""
 
@@ -166,6 +204,8 @@ class ArmStats(BaseModel):
     clustered: ArmClustered | None = Field(
         None, description="The intervals clustered by repository, when tasks come from "
                           "several; the intervals above treat results as independent.")
+    transcripts: TranscriptStats | None = Field(
+        None, description="From the results' transcripts, when any has one.")
 
 
 class Comparison(BaseModel):

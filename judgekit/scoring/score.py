@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from judgekit import stats
 from judgekit.diffs import DEFAULT_INFRA_PATHS, excluded_files, files_touched, is_excluded
 from judgekit.ingest.models import ResultKey, RunResult
+from judgekit.ingest.transcripts.claims import claims_success
+from judgekit.ingest.transcripts.model import Transcript
 from judgekit.scoring.arms import arm_stats, compare_all
 from judgekit.scoring.clusters import cluster_info, repository_of, task_clusters
 from judgekit.scoring.files import FileScores, file_scores, source_files
@@ -72,8 +75,21 @@ def score_result(result: RunResult, *, exclude: Sequence[str] = DEFAULT_INFRA_PA
         diff_similarity=diff_similarity,
         injection_precision=injection.precision if injection else None,
         injection_recall=injection.recall if injection else None,
+        **_from_session(result.session, outcome.status),
         truncated=sorted(cut),
     ))
+
+
+def _from_session(session: Transcript | None, status: str) -> dict[str, Any]:
+    """The fields a result's transcript gives its score."""
+    if session is None or session.format == "raw":
+        return {}
+    return dict(transcript_format=session.format, turns=session.n_turns,
+                tool_calls=len(session.tool_calls), tokens_in=session.tokens_in,
+                tokens_out=session.tokens_out, transcript_cost_usd=session.cost_usd,
+                exit_status=session.exit_status, transcript_redactions=session.redactions,
+                claimed_unverified=status != "passed" and claims_success(
+                    session.final_message))
 
 
 def _similarities(results: Sequence[RunResult], similarity: Similarity | None

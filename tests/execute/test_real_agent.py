@@ -60,6 +60,9 @@ def test_mini_swe_agent_runs_sandboxed_against_a_real_model_and_is_scored(
     assert result["sandbox"] == "bwrap" and result["harness_status"] == "completed"
     meta = result["metadata"]
     assert meta["agent_exit_code"] == 0, meta["agent_stderr"][-2000:]
+    session = result["session"]  # the trajectory read as mini-swe-agent's, key redacted
+    assert session["format"] == "mini-swe-agent" and session["model"] == f"openai/{model}"
+    assert session["exit_status"] in ("limits_exceeded", "submitted", "error")
     trajectory = json.loads(Path(meta["transcript_file"]).read_text())
     calls = trajectory["info"]["model_stats"]["api_calls"]
     assert calls >= 1 and sent == calls, (sent, calls)

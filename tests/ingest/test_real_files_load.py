@@ -180,3 +180,13 @@ def test_streaming_evaluate_scores_the_same(bobbin_dir):
     streamed = evaluate([bobbin_dir], keep_runs=False)
     assert streamed.runs == []
     assert streamed.summary.model_dump() == kept.model_dump()
+
+
+def test_stream_side_file_also_becomes_the_results_session(run_dir):
+    (result,) = [r for r in load_runs(run_dir) if r.task_id == "ruff-005"]
+    session = result.session
+    assert session is not None and session.format == "claude-code"
+    assert [c.name for c in session.tool_calls] == ["Grep", "Edit"]
+    assert session.tool_calls[1].error and session.tool_calls[1].output == "old_string not found"
+    assert session.cost_usd == 0.42 and session.exit_status == "completed"
+    assert session.final_message == "Fixed the exit code of format --check."

@@ -103,11 +103,19 @@ class Browser:
                                      f"status: {status}")
             time.sleep(0.05)
 
+    #: named keys: (virtual key code, the text they type)
+    NAMED = {"Tab": (9, None), "Enter": (13, "\r"), "Escape": (27, None),
+             "ArrowDown": (40, None), "ArrowUp": (38, None), " ": (32, " ")}
+
     def press(self, key: str) -> None:
-        for kind in ("keyDown", "keyUp"):
+        code, text = self.NAMED.get(key, (None, key))
+        for kind in ("keyDown" if text else "rawKeyDown", "keyUp"):
             params: dict[str, Any] = {"type": kind, "key": key}
-            if kind == "keyDown":
-                params["text"] = key
+            if code is not None:
+                params["windowsVirtualKeyCode"] = params["nativeVirtualKeyCode"] = code
+                params["code"] = "Space" if key == " " else key
+            if kind != "keyUp" and text:
+                params["text"] = text
             self.call("Input.dispatchKeyEvent", session=True, **params)
 
     def dom(self) -> str:

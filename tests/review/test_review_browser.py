@@ -15,6 +15,8 @@ from pathlib import Path
 
 import jsonschema
 
+from judgekit.audit import load_rubric
+
 from tests.clirun import judgekit
 from tests.review.cdp import Browser
 from tests.review.conftest import (
@@ -168,7 +170,7 @@ def test_keys_label_every_comparison_blind_and_labels_survive_kill_9(
     assert json.loads(named.stdout)["n_labels"] == N_TASKS * len(DIMS)
 
 
-def test_audit_labels_with_1_and_0_and_the_quotes_are_marked(
+def test_audit_labels_with_1_and_its_category_and_0_and_the_quotes_are_marked(
         audited_out: Path, tmp_path: Path, servers: list[Served]) -> None:
     out = Path(shutil.copytree(audited_out, tmp_path / "out"))
     records = [json.loads(x) for x in (out / "audit.jsonl").read_text().splitlines()]
@@ -176,6 +178,9 @@ def test_audit_labels_with_1_and_0_and_the_quotes_are_marked(
     servers.append(served)
     b = Browser(tmp_path / "browser")
     given = {}
+    picked: dict[tuple[str, str], str] = {}
+    summary = json.loads((out / "summary.json").read_text())
+    categories = [c.name for c in load_rubric(summary["audit"]["rubric"]).categories]
     try:
         b.goto(served.url)
         b.wait_for("document.body.dataset.state === 'blind' && "
@@ -193,6 +198,14 @@ def test_audit_labels_with_1_and_0_and_the_quotes_are_marked(
                 b.screenshot("audit-blind")
             key = "1" if i % 2 == 0 else "0"
             b.press(key)
+            if key == "1":  # then the rubric's category, by its number
+                b.wait_for(f"document.body.dataset.item === '{i}' && "
+                           "document.body.dataset.state === 'category'")
+                listed = b.eval("[...document.querySelectorAll('ol.categories li')]"
+                                ".map(li => li.textContent)")
+                assert listed == categories
+                b.press("2")
+                picked[(rec["task_id"], rec["arm"])] = categories[1]
             b.wait_for(f"document.body.dataset.item === '{i}' && "
                        "document.body.dataset.state === 'revealed'")
             given[(rec["task_id"], rec["arm"])] = int(key)
@@ -211,6 +224,56 @@ def test_audit_labels_with_1_and_0_and_the_quotes_are_marked(
         b.close()
     rows = [json.loads(x) for x in (out / "labels" / "audit.jsonl").read_text().splitlines()]
     assert {(r["task_id"], r["arm"]): r["label"] for r in rows} == given
+    # a label 1 carries the category picked; a label 0 none
+    assert {(r["task_id"], r["arm"]): r.get("category") for r in rows} == {
+        k: picked.get(k) for k in given}
     assert all(r["labeller"] == "ana" for r in rows)
     assert not (out / "labels" / "pairwise.jsonl").exists()
     assert os.path.getsize(out / "labels" / "audit.jsonl") > 0
+
+
+def test_browse_filters_the_queue_by_keyboard_and_verdict_filters_match_labelled_items_only(
+        judged_out: Path, tmp_path: Path, servers: list[Served]) -> None:
+    out = Path(shutil.copytree(judged_out, tmp_path / "out"))
+    served = start_review(out, free_port())
+    servers.append(served)
+    b = Browser(tmp_path / "browser")
+    listed = ("[...document.querySelectorAll('#browse-list button')]"
+              ".map(x => Number(x.dataset.i))")
+    try:
+        b.goto(served.url)
+        b.wait_for("document.body.dataset.state === 'blind'")
+        for _ in range(2 * len(DIMS)):  # items 0 (t0) and 1 (t1) labelled
+            b.press("d")
+        b.wait_for("document.body.dataset.item === '1' && "
+                   "document.body.dataset.state === 'revealed'")
+        b.press("q")
+        b.wait_for("document.body.dataset.browse === 'open'")
+        assert b.eval(listed) == list(range(N_TASKS))
+        # the scripted judge calls t1's failing side more complete: an anchored
+        # contradiction, shown once t1 is labelled; the unlabelled odd tasks are not listed
+        for _ in range(6):
+            b.press("Tab")
+        assert b.eval("document.activeElement.id") == "f-anchored_contradiction"
+        b.press(" ")
+        b.wait_for(f"JSON.stringify({listed}) === '[1]'")
+        note = b.eval("document.getElementById('browse-note').textContent")
+        assert f"{N_TASKS - 2} not labelled yet left out" in note
+        b.screenshot("browse")
+        b.press(" ")  # off again: a blind filter lists unlabelled items too
+        b.press("Tab")
+        b.press("Tab")  # past "unverified evidence", onto the first item of the list
+        assert b.eval("document.activeElement.dataset.i") == "0"
+        b.press("Tab")
+        b.press("Tab")
+        assert b.eval("document.activeElement.dataset.i") == "2"
+        b.press("Enter")  # opens item 2, still blind; the panel closes
+        b.wait_for("document.body.dataset.item === '2' && "
+                   "document.body.dataset.state === 'blind' && !document.body.dataset.browse")
+        _not_revealed(b.dom().split('<main')[1])
+        b.press("q")
+        b.wait_for("document.body.dataset.browse === 'open'")
+        b.press("Escape")
+        b.wait_for("!document.body.dataset.browse")
+    finally:
+        b.close()

@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from judgekit.audit import load_rubric
 from judgekit.pairwise.gold import read_gold
 from judgekit.review.evidence import find_quote
+from judgekit.review.items import load_queue
 from judgekit.review.labels import LabelStore
+from judgekit.review.server import ReviewState
 from tests.clirun import judgekit
-from tests.review.conftest import Served, free_port, start_review
+from tests.review.conftest import BASE, CTX, Served, free_port, start_review
 
 LABEL = {"i": 0, "dimension": "consistency", "choice": "left"}
 
@@ -140,3 +143,44 @@ def test_a_bad_labels_file_is_one_line_naming_the_file_and_field_and_is_kept(
     assert proc.stderr.strip().splitlines() == [
         f"judgekit: error: {bad}: line 1: arm_a: Field required"]
     assert bad.read_bytes() == before
+
+
+def test_an_audit_label_1_takes_a_category_of_the_audited_rubric_and_0_none(
+        audited_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(audited_out, tmp_path / "out"))
+    queue = load_queue(out, seed=0)
+    rubric = json.loads((out / "summary.json").read_text())["audit"]["rubric"]
+    assert queue.categories == [c.name for c in load_rubric(rubric).categories]
+    state = ReviewState(queue, LabelStore(out, "ana"))
+    view = state.item_view(0)
+    assert view["categories"] == queue.categories and "reveal" not in view
+    with pytest.raises(ValueError, match="category"):
+        state.label({"i": 0, "choice": 1, "category": "not a category"})
+    with pytest.raises(ValueError, match="category"):
+        state.label({"i": 0, "choice": 0, "category": queue.categories[0]})
+    assert not (out / "labels" / "audit.jsonl").exists()  # refused: nothing written
+    got = state.label({"i": 0, "choice": 1, "category": queue.categories[2]})
+    assert got["category"] == queue.categories[2] and "reveal" in got
+    state.label({"i": 1, "choice": 0})
+    rows = [json.loads(x) for x in (out / "labels" / "audit.jsonl").read_text().splitlines()]
+    assert [(r["label"], r.get("category")) for r in rows] == [(1, queue.categories[2]),
+                                                               (0, None)]
+
+
+def test_the_queue_sends_arms_and_verdict_facets_of_labelled_items_only(
+        judged_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(judged_out, tmp_path / "out"))
+    state = ReviewState(load_queue(out, seed=0), LabelStore(out, "ana"))
+    before = state.queue_view()
+    text = json.dumps(before)
+    assert BASE not in text and CTX not in text  # no arm is named before a label
+    assert all("facets" not in q for q in before["items"])
+    assert {tuple(q["status"]) for q in before["items"]} == {("passed",), ("failed", "passed")}
+    for dim in ("consistency", "completeness", "minimality"):
+        state.label({"i": 1, "dimension": dim, "choice": "draw"})
+    after = state.queue_view()["items"]
+    assert [q["i"] for q in after if "facets" in q] == [1]
+    # t1: the context arm failed its tests and the scripted judge calls it more complete
+    assert after[1]["facets"] == {"arms": sorted([BASE, CTX]), "flagged": False, "jury_split": False,
+                                  "anchored_contradiction": True,
+                                  "unverified_evidence": False}

@@ -25,6 +25,8 @@ from typing import Any
 from judgekit.errors import InputError
 from judgekit.io import read_regular
 from judgekit.ingest.models import RunResult, Task, TestResult, Usage
+from judgekit.ingest.transcripts.model import Transcript
+from judgekit.ingest.transcripts.registry import parse_text
 from judgekit.ingest.validation import parse_json
 
 _RESULT_NAME = re.compile(r"^(?P<stem>.+_.+_\d+)\.json$")
@@ -264,13 +266,19 @@ def render_stream(lines: list[str]) -> str:
     return text
 
 
-def _transcript(path: Path) -> str | None:
-    """The readable transcript of the result's ``.stream.jsonl`` side file, when there is one."""
+def _transcript(path: Path) -> tuple[str | None, Transcript | None]:
+    """The readable transcript of the result's ``.stream.jsonl`` side file, when there is one,
+    and the Claude Code session it holds (``None`` where it cannot be read as one)."""
     stream = path.with_name(path.name[: -len(".json")] + ".stream.jsonl")
     if not stream.exists() and not stream.is_symlink():
-        return None
-    raw = read_regular(stream)
-    return render_stream(raw.decode("utf-8", errors="replace").splitlines()) or None
+        return None, None
+    text = read_regular(stream).decode("utf-8", errors="replace")
+    try:
+        found = parse_text(stream.name, text)
+        session = None if found.unrecognised else found.transcripts[0]
+    except InputError:
+        session = None
+    return render_stream(text.splitlines()) or None, session
 
 
 def _attempt(doc: dict[str, Any], path: Path) -> int:
@@ -322,6 +330,7 @@ class BobbinAdapter:
         agent_timed_out = _get(agent, "timed_out", bool, path, "agent_result.")
         test, bobbin_counts = _test_result(doc, path)
         run_id = _get(doc, "run_id", str, path) or manifest.get("run_id") or path.parent.name
+        transcript, session = _transcript(path)
         return [RunResult(
             run_id=run_id,
             task=_task(doc, path),
@@ -335,7 +344,8 @@ class BobbinAdapter:
             duration_s=duration,
             usage=_usage(agent, path),
             model=model,
-            transcript=_transcript(path),
+            transcript=transcript,
+            session=session,
             harness_status=status,
             harness_error=_get(doc, "error", str, path),
             injected_files=injected,

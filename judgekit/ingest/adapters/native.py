@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from judgekit.ingest.models import RunFile, RunResult
+from judgekit.ingest.transcripts.link import named_in_metadata
 from judgekit.ingest.validation import validate
 
 _RUN_FILE_KEYS = frozenset(RunFile.model_fields)
@@ -72,4 +73,5 @@ class NativeAdapter:
             for r in run.results:
                 if r.run_id is None:
                     r.run_id = run.run_id
+        named_in_metadata(path, run.results)  # sessions kept beside the run file
         return run.results

@@ -14,6 +14,10 @@
   ``unresolved_ids``, ``empty_patch_ids``, ``error_ids``, ``infra_failure_ids``): used for
   instances that have no ``report.json``. A report the harness flagged ``infra_failure``
   (no parseable test output, environment at fault) is a harness error, not a failed patch.
+- **Trajectories**: ``trajs/<instance>.traj`` (or any session file named by the instance)
+  beside the predictions, as SWE-bench submissions keep them, or ``<instance>/<instance>.traj.json``
+  beside a mini-swe-agent batch's ``preds.json``: each result's ``session``
+  (:mod:`judgekit.ingest.transcripts`).
 
 ``resolved`` is the pass; an instance whose fail-to-pass tests did not all pass (a test that
 did not run counts as not passed) is failed, whatever else the report says. Task fields
@@ -29,6 +33,7 @@ from typing import Any
 from judgekit.errors import InputError
 from judgekit.io import read_json
 from judgekit.ingest.models import RunResult, Task, TestCounts, TestResult
+from judgekit.ingest.transcripts.link import attach, beside
 from judgekit.paths import contained
 
 LOG_DIR = Path("logs") / "run_evaluation"
@@ -256,6 +261,9 @@ class SweBenchAdapter:
                 out.append(self._unevaluated(pred, summaries[model], root))
             for attempt, (run_id, inst) in enumerate(runs):
                 out.append(self._evaluated(pred, run_id, inst, attempt))
+        trajectories = beside(path)
+        if trajectories:  # a file that cannot be read is named in its result's metadata
+            attach(out, trajectories)
         return out
 
     def _base(self, pred: dict[str, Any], **fields: Any) -> RunResult:

@@ -6,9 +6,16 @@
   const statusLine = document.getElementById("status");
   const progress = document.getElementById("progress");
   const help = document.getElementById("help");
+  const browse = document.getElementById("browse");
+  const browseList = document.getElementById("browse-list");
+  const browseNote = document.getElementById("browse-note");
+  //: filters on what the arms and verdicts say: they match labelled items only (the
+  //: server sends these facets for labelled items only)
+  const FACETS = ["flagged", "jury_split", "anchored_contradiction", "unverified_evidence"];
   let queue = null;
   let item = null;
   let showFix = false;
+  let choosing = false;  // after 1 on an audit: the category is picked next
   let chain = Promise.resolve();
 
   function el(tag, cls, text) {
@@ -145,10 +152,22 @@
     const view = item.view;
     const rev = item.reveal;
     const out = [];
-    const label = item.label === null ? "—" : item.label === 1 ? "1 (defect of the task)" : "0 (the agent's fault)";
-    out.push(el("p", "prompt", item.labelled
-      ? `Your label: ${label}. The judge's verdict is shown. j: next item.`
-      : "Audit: is this failure a defect of the task (1) or the agent's fault (0)?"));
+    const label = item.label === null ? "—" : item.label === 1
+      ? "1 (defect of the task" + (item.category ? `: ${item.category})` : ")") : "0 (the agent's fault)";
+    if (choosing) {
+      out.push(el("p", "prompt", "Which category of the rubric? Press its number; Enter: none given; Escape: back."));
+      const ol = el("ol", "categories");
+      item.categories.forEach((c, n) => {
+        const li = el("li", null, c);
+        li.dataset.key = String((n + 1) % 10);
+        ol.append(li);
+      });
+      out.push(ol);
+    } else {
+      out.push(el("p", "prompt", item.labelled
+        ? `Your label: ${label}. The judge's verdict is shown. j: next item.`
+        : "Audit: is this failure a defect of the task (1) or the agent's fault (0)?"));
+    }
     out.push(el("p", "meta", `tests ${view.test_status}`));
     if (rev) {
       const v = el("section", "verdict");
@@ -181,7 +200,7 @@
   }
 
   function render() {
-    document.body.dataset.state = item.labelled ? "revealed" : "blind";
+    document.body.dataset.state = item.labelled ? "revealed" : choosing ? "category" : "blind";
     document.body.dataset.item = String(item.i);
     document.body.dataset.kind = item.kind;
     const parts = [taskHeader(item.view)];
@@ -191,6 +210,7 @@
   }
 
   async function open(i) {
+    choosing = false;
     item = await api(`/api/item?i=${i}`);
     render();
   }
@@ -204,23 +224,107 @@
     return null;
   }
 
-  async function label(kind, choice) {
+  async function label(kind, choice, category) {
     if (item.kind !== kind || item.labelled) {
       const next = nextUnlabelled();
       if (next === null) { say("every item is labelled"); return; }
       await open(next);
       if (item.kind !== kind) { say(`this item takes ${item.kind === "audit" ? "1 or 0" : "a, b or d"}`); return; }
     }
+    if (kind === "audit" && choice === 1 && category === undefined && item.categories.length) {
+      choosing = true;  // the category comes with the next key
+      render();
+      return;
+    }
     const body = { i: item.i, choice };
     if (kind === "pairwise") body.dimension = currentDim();
+    if (category) body.category = category;
     item = await api("/api/label", body);
     queue.items[item.i].labelled = item.labelled;
     say(`stored ${kind === "pairwise" ? body.dimension + ": " + choice : "label " + choice}`);
     render();
   }
 
+  async function pickCategory(key) {
+    if (key === "Escape") { choosing = false; render(); return; }
+    let category = null;
+    if (key !== "Enter") {
+      if (!/^[0-9]$/.test(key)) return;
+      const n = key === "0" ? 9 : Number(key) - 1;
+      if (n >= item.categories.length) return;
+      category = item.categories[n];
+    }
+    choosing = false;
+    await label("audit", 1, category);
+  }
+
+  function value(id) { return document.getElementById(id).value; }
+
+  function fillSelect(id, values) {
+    const sel = document.getElementById(id);
+    const keep = sel.value;
+    sel.replaceChildren(el("option", null, "any"));
+    sel.firstChild.value = "";
+    for (const v of values) { const o = el("option", null, v); o.value = v; sel.append(o); }
+    sel.value = values.includes(keep) ? keep : "";
+  }
+
+  function matches(q) {
+    if (value("f-kind") && q.kind !== value("f-kind")) return false;
+    if (value("f-status") && !q.status.includes(value("f-status"))) return false;
+    if (value("f-labelled") && q.labelled !== (value("f-labelled") === "yes")) return false;
+    const arm = value("f-arm");
+    const on = FACETS.filter((f) => document.getElementById(`f-${f}`).checked);
+    if (!arm && !on.length) return true;
+    if (!q.facets) return false;  // not labelled: never matched on arms or verdicts
+    return (!arm || q.facets.arms.includes(arm)) && on.every((f) => q.facets[f]);
+  }
+
+  function listBrowse() {
+    const blindOk = (q) => (!value("f-kind") || q.kind === value("f-kind")) &&
+      (!value("f-status") || q.status.includes(value("f-status"))) &&
+      (!value("f-labelled") || q.labelled === (value("f-labelled") === "yes"));
+    const shown = queue.items.filter(matches);
+    const verdictFilter = value("f-arm") || FACETS.some((f) => document.getElementById(`f-${f}`).checked);
+    const hidden = verdictFilter ? queue.items.filter((q) => !q.labelled && blindOk(q)).length : 0;
+    browseNote.textContent = `${shown.length} of ${queue.total} items` + (hidden
+      ? `; ${hidden} not labelled yet left out (filters on arms and verdicts match labelled items only)` : "");
+    browseList.replaceChildren(...shown.map((q) => {
+      const li = el("li");
+      const b = el("button", null, `item ${q.i + 1}: ${q.kind === "audit" ? "audit" : "comparison"} · ` +
+        `task ${q.task_id} · tests ${q.status.join("/")} · ${q.labelled ? "labelled" : "not labelled"}`);
+      b.type = "button";
+      b.dataset.i = String(q.i);
+      b.addEventListener("click", () => {
+        chain = chain.then(async () => { closeBrowse(); await open(q.i); });
+      });
+      li.append(b);
+      return li;
+    }));
+  }
+
+  async function openBrowse() {
+    queue = await api("/api/queue");
+    fillSelect("f-status", [...new Set(queue.items.flatMap((q) => q.status))].sort());
+    fillSelect("f-arm", [...new Set(queue.items.flatMap((q) => q.facets ? q.facets.arms : []))].sort());
+    browse.hidden = false;
+    document.body.dataset.browse = "open";
+    listBrowse();
+    document.getElementById("f-kind").focus();
+  }
+
+  function closeBrowse() {
+    browse.hidden = true;
+    delete document.body.dataset.browse;
+    if (document.activeElement && browse.contains(document.activeElement)) document.activeElement.blur();
+  }
+
+  document.getElementById("filters").addEventListener("change", listBrowse);
+  document.getElementById("filters").addEventListener("submit", (e) => e.preventDefault());
+
   async function handle(key) {
     if (!queue || !item) return;
+    if (choosing) return pickCategory(key);
     switch (key) {
       case "a": return label("pairwise", "left");
       case "b": return label("pairwise", "right");
@@ -231,6 +335,7 @@
       case "k": if (item.i > 0) await open(item.i - 1); return;
       case "n": { const f = nextUnlabelled(); if (f !== null) await open(f); return; }
       case "f": showFix = !showFix; render(); return;
+      case "q": return openBrowse();
       case "?": help.hidden = !help.hidden; return;
       default: return;
     }
@@ -238,6 +343,10 @@
 
   document.addEventListener("keydown", (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;  // a held key labels once
+    if (!browse.hidden) {  // browsing: the keys move through the filters and the list
+      if (e.key === "Escape") { e.preventDefault(); closeBrowse(); }
+      return;
+    }
     chain = chain.then(() => handle(e.key)).catch((err) => {
       document.body.dataset.error = "1";
       say(`error: ${err.message}`);

@@ -1,0 +1,169 @@
+"""Helpers the readers share: a :class:`Builder` that collects turns and tool calls in order
+and pairs each call with its output, and small conversions.
+
+Example:
+    >>> b = Builder("demo")
+    >>> b.say("assistant", "look", [b.call("bash", {"command": "ls"}, call_id="c1")])
+    >>> _ = b.result("c1", "a.py", exit_code=0)
+    >>> t = b.finish(exit_status="completed")
+    >>> t.tool_calls[0].output, t.turns[0].tool_calls
+    ('a.py', [0])
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from judgekit.diffs import files_touched
+from judgekit.ingest.transcripts.model import Role, ToolCall, Transcript, Turn
+
+
+def text_of(content: Any) -> str:
+    """The text of a message's content: a string, or a list of blocks with ``text``."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict) and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+        return "\n".join(parts)
+    return "" if content is None else str(content)
+
+
+def arguments_of(raw: Any) -> dict[str, Any]:
+    """Tool-call arguments as an object (a JSON string is decoded; anything else is kept
+    under ``input``)."""
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            value = json.loads(raw)
+        except (ValueError, RecursionError):
+            return {"input": raw}
+        return value if isinstance(value, dict) else {"input": value}
+    return {} if raw is None else {"input": raw}
+
+
+def obj(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def as_count(value: Any) -> int | None:
+    n = as_int(value)
+    return n if n is not None and n >= 0 else None
+
+
+def as_cost(value: Any) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    return None
+
+
+def add(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else a + b
+
+
+class Builder:
+    """Collects a transcript in order."""
+
+    def __init__(self, fmt: str) -> None:
+        self.fmt = fmt
+        self.turns: list[Turn] = []
+        self.calls: list[ToolCall] = []
+        self._by_id: dict[str, int] = {}
+
+    def call(self, name: str, arguments: Any, *, call_id: str | None = None,
+             output: str | None = None, exit_code: int | None = None) -> int:
+        """Record a tool call; its index."""
+        self.calls.append(ToolCall(name=name or "?", arguments=arguments_of(arguments),
+                                   output=output, exit_code=exit_code, id=call_id))
+        if call_id:
+            self._by_id[call_id] = len(self.calls) - 1
+        return len(self.calls) - 1
+
+    def result(self, call_id: str | None, output: str | None, *, exit_code: int | None = None,
+               error: bool | None = None) -> bool:
+        """Attach what came back to the call ``call_id``; False when there is no such call."""
+        index = self._by_id.get(call_id) if call_id else None
+        if index is None:
+            return False
+        call = self.calls[index]
+        self.calls[index] = call.model_copy(update={
+            "output": output if call.output is None else call.output + "\n" + (output or ""),
+            "exit_code": exit_code if exit_code is not None else call.exit_code,
+            "error": error if error is not None else call.error})
+        return True
+
+    def result_at(self, index: int, output: str | None, exit_code: int | None) -> None:
+        """Attach what came back to the call at ``index`` (calls without ids)."""
+        self.calls[index] = self.calls[index].model_copy(
+            update={"output": output, "exit_code": exit_code})
+
+    def attach_to_last_turn(self, index: int) -> None:
+        """Count call ``index`` as made by the last assistant message (one is opened when the
+        call came first)."""
+        if not self.turns or self.turns[-1].role != "assistant":
+            self.turns.append(Turn(role="assistant", text=""))
+        self.turns[-1].tool_calls.append(index)
+
+    def set_exit_code(self, call_id: str, exit_code: int) -> None:
+        """Record ``exit_code`` for the call ``call_id`` where its output gave none."""
+        index = self._by_id.get(call_id)
+        if index is not None and self.calls[index].exit_code is None:
+            self.calls[index] = self.calls[index].model_copy(update={"exit_code": exit_code})
+
+    def extend_last(self, text: str, calls: list[int]) -> None:
+        """Add ``text`` and ``calls`` to the last turn (one message written in parts)."""
+        last = self.turns[-1]
+        last.text = "\n".join(t for t in (last.text, text) if t)
+        last.tool_calls.extend(calls)
+
+    def say(self, role: Role, text: str, calls: list[int] | None = None) -> None:
+        if text or calls:
+            self.turns.append(Turn(role=role, text=text, tool_calls=calls or []))
+
+    def last_assistant_text(self) -> str | None:
+        for turn in reversed(self.turns):
+            if turn.role == "assistant" and turn.text.strip():
+                return turn.text
+        return None
+
+    def finish(self, **fields: Any) -> Transcript:
+        patch = fields.get("patch")
+        if patch and "patch_files" not in fields:
+            fields["patch_files"] = files_touched(patch, exclude=())
+        if "final_message" not in fields:
+            fields["final_message"] = self.last_assistant_text()
+        return Transcript(format=self.fmt, turns=self.turns, tool_calls=self.calls, **fields)
+
+
+
+
+
+def seconds_between(first: Any, last: Any) -> float | None:
+    """Seconds from ``first`` to ``last``: epoch numbers or ISO 8601 strings."""
+    from datetime import datetime
+
+    def when(value: Any) -> float | None:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):
+            try:
+                return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+            except ValueError:
+                return None
+        return None
+
+    a, b = when(first), when(last)
+    return round(b - a, 3) if a is not None and b is not None and b >= a else None
+__all__ = ["Builder", "add", "arguments_of", "as_cost", "as_count", "as_int", "obj",
+           "seconds_between", "text_of"]

@@ -1,0 +1,174 @@
+"""Transcripts matched to results by task id: directories the caller names, a SWE-bench submission's
+``trajs/`` beside its predictions, and a mini-swe-agent batch (``preds.json`` beside
+``<id>/<id>.traj.json``).
+
+A file belongs to the task its name starts with (``<id>.traj``, ``<id>.traj.json``,
+``<id>/<id>.traj.json``, ``<id>.jsonl``, ...), or to the task its content names (an
+OpenHands ``output.jsonl`` names every instance). A result that has a session already keeps
+it. What was matched, left unmatched or could not be read is counted in a
+:class:`LinkReport`.
+
+Example:
+    >>> task_of_name("django__django-11099.traj")
+    'django__django-11099'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from judgekit.errors import InputError
+from judgekit.paths import contained
+from judgekit.ingest.models import RunResult
+from judgekit.ingest.transcripts.model import Transcript
+from judgekit.ingest.transcripts.registry import read_transcripts
+
+_SUFFIXES = (".traj.json", ".traj", ".jsonl", ".json", ".md", ".txt", ".log")
+_MAX_LISTED = 5
+#: files looked at under one directory, at most (a directory of anything is not walked whole)
+MAX_FILES = 100_000
+
+
+def task_of_name(name: str) -> str:
+    """The task id a transcript file's name gives (its name without the known suffix)."""
+    for suffix in _SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+@dataclass
+class LinkReport:
+    """What matching transcripts to results did."""
+
+    files: int = 0
+    matched: int = 0
+    #: files whose name is no wanted task's (not read)
+    ignored: list[str] = field(default_factory=list)
+    unmatched_files: list[str] = field(default_factory=list)
+    #: (file, why) for each file that could not be read
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+
+    def warnings(self) -> list[str]:
+        out = []
+        bad = [f"{path}: {why}" for path, why in self.unreadable]
+        for items, what in ((bad, "transcript file(s) could not be read"),
+                            (self.unmatched_files, "transcript file(s) matched no result")):
+            if items:
+                more = f" and {len(items) - _MAX_LISTED} more" if len(items) > _MAX_LISTED \
+                    else ""
+                out.append(f"{len(items)} {what}: {'; '.join(items[:_MAX_LISTED])}{more}")
+        if self.ignored:
+            more = f" and {len(self.ignored) - _MAX_LISTED} more" \
+                if len(self.ignored) > _MAX_LISTED else ""
+            out.append(f"{len(self.ignored)} file(s) beside the transcripts name no result's "
+                       f"task: not read: {'; '.join(self.ignored[:_MAX_LISTED])}{more}")
+        return out
+
+
+def _files(directory: Path) -> list[Path]:
+    out: list[Path] = []
+    for root, dirs, names in os.walk(directory):
+        dirs.sort()
+        for name in sorted(names):
+            if not name.startswith("."):
+                out.append(Path(root) / name)
+            if len(out) >= MAX_FILES:
+                return out
+    return out
+
+
+def index(directory: Path, report: LinkReport, wanted: set[str]
+          ) -> dict[str, Transcript]:
+    """Task id → transcript for the files under ``directory`` that name a wanted task."""
+    found: dict[str, Transcript] = {}
+    for path in _files(directory):
+        by_name = task_of_name(path.name)
+        if by_name not in wanted and path.suffix != ".jsonl":
+            report.ignored.append(str(path))
+            continue
+        report.files += 1
+        try:
+            read = read_transcripts(path)
+        except InputError as exc:
+            report.unreadable.append((str(path), exc.reason))
+            continue
+        if read.unrecognised:
+            report.unreadable.append((str(path), "no known transcript format"))
+            continue
+        hit = False
+        for t in read.transcripts:
+            task = t.task_id or by_name
+            if task in wanted and task not in found:
+                found[task] = t
+                hit = True
+        if not hit:
+            report.unmatched_files.append(str(path))
+    return found
+
+
+def attach(results: Iterable[RunResult], directories: Sequence[Path | str]) -> LinkReport:
+    """Give each result without a session the transcript of its task found under
+    ``directories`` (the first directory that has one)."""
+    report = LinkReport()
+    todo = [r for r in results if r.session is None]
+    wanted = {r.task_id for r in todo}
+    found: dict[str, Transcript] = {}
+    for directory in directories:
+        path = Path(directory)
+        if not path.is_dir():
+            raise InputError(path, None, "not a directory of transcripts")
+        for task, t in index(path, report, wanted - set(found)).items():
+            found.setdefault(task, t)
+    why = {task_of_name(Path(path).name): reason for path, reason in report.unreadable}
+    for result in todo:
+        session = found.get(result.task_id)
+        if session is not None:
+            result.session = session
+            report.matched += 1
+        elif result.task_id in why:
+            result.metadata["transcript_unreadable"] = why[result.task_id]
+    return report
+
+
+def named_in_metadata(run_file: Path, results: Iterable[RunResult]) -> None:
+    """Give each result without a session the transcript its ``metadata.transcript_file``
+    names (as ``judgekit run`` keeps them: ``NAME.transcripts/`` beside the run file), read
+    only from under the run file's directory; one that cannot be read is named in the
+    result's ``metadata.transcript_unreadable``."""
+    root = run_file.parent
+    for result in results:
+        named = result.metadata.get("transcript_file")
+        if result.session is not None or not isinstance(named, str) or not named:
+            continue
+        given = Path(named)
+        found = contained(root, given) if given.is_absolute() else None
+        if found is None or not found.is_file():
+            found = contained(root, given.parent.name, given.name)
+        if found is None or not found.is_file():
+            result.metadata["transcript_unreadable"] = (
+                "not found under the run file's directory")
+            continue
+        try:
+            read = read_transcripts(found)
+        except InputError as exc:
+            result.metadata["transcript_unreadable"] = exc.reason
+            continue
+        if not read.unrecognised:
+            result.session = read.transcripts[0]
+
+
+def beside(predictions: Path) -> list[Path]:
+    """Where a predictions file's transcripts lie: ``trajs/`` beside it (a SWE-bench
+    submission), or its own directory when it is a mini-swe-agent batch's ``preds.json``."""
+    out = [d for d in (predictions.parent / "trajs",) if d.is_dir()]
+    if predictions.name == "preds.json":
+        out.append(predictions.parent)
+    return out
+
+
+__all__ = ["LinkReport", "MAX_FILES", "attach", "beside", "index", "named_in_metadata",
+           "task_of_name"]

@@ -1,0 +1,166 @@
+"""The registry of transcript readers, and :func:`read_transcripts`: a session file in, typed
+transcripts out, detected by content.
+
+judgekit's own readers are :data:`BUILTIN`, declared too in the ``judgekit.transcripts``
+entry-point group (a test keeps the two equal); other packages add theirs in that group.
+They are tried in order, judgekit's first. A file no reader knows is kept as raw text
+(``format`` ``raw``) and :attr:`TranscriptFile.unrecognised` says so; a file a reader knows
+but cannot read raises :class:`~judgekit.errors.InputError`. Every transcript is redacted
+when read: provider keys and secret-looking values become ``[redacted]``, counted in
+``Transcript.redactions``.
+
+Example:
+    >>> list(BUILTIN)
+    ['mini-swe-agent', 'swe-agent', 'claude-code', 'codex', 'openhands', 'aider']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+
+from judgekit.errors import InputError
+from judgekit.ingest.transcripts.aider import AiderReader
+from judgekit.ingest.transcripts.claude_code import ClaudeCodeReader
+from judgekit.ingest.transcripts.codex import CodexReader
+from judgekit.ingest.transcripts.mini_swe_agent import MiniSweAgentReader
+from judgekit.ingest.transcripts.model import Transcript
+from judgekit.ingest.transcripts.openhands import OpenHandsReader
+from judgekit.ingest.transcripts.source import Source, TranscriptReader
+from judgekit.ingest.transcripts.swe_agent import SweAgentReader
+from judgekit.plugins import GROUPS, load_group
+from judgekit.secretscan import SecretScrubber
+
+GROUP = GROUPS["transcripts"]
+
+#: judgekit's own readers by format name, in the order they are tried.
+BUILTIN: dict[str, Callable[[], TranscriptReader]] = {
+    "mini-swe-agent": MiniSweAgentReader,
+    "swe-agent": SweAgentReader,
+    "claude-code": ClaudeCodeReader,
+    "codex": CodexReader,
+    "openhands": OpenHandsReader,
+    "aider": AiderReader,
+}
+
+#: The largest session file read (bytes); a larger one is an input error, not a hang.
+MAX_BYTES = 256 * 1024 * 1024
+
+
+@dataclass
+class TranscriptFile:
+    """What one file gave: its transcripts (several for a benchmark's output.jsonl)."""
+
+    path: Path
+    transcripts: list[Transcript]
+    #: the file was of no known format and is kept as raw text
+    unrecognised: bool = False
+    #: plug-ins left out, one line each
+    problems: list[str] = field(default_factory=list)
+    #: the file's text with its secret-looking values redacted
+    text: str = ""
+
+    @property
+    def redactions(self) -> int:
+        return sum(t.redactions for t in self.transcripts)
+
+
+@lru_cache(maxsize=1)
+def _plugins() -> tuple[tuple[TranscriptReader, ...], tuple[str, ...]]:
+    loaded, problems = load_group(GROUP, own=False)
+    readers: list[TranscriptReader] = []
+    lines = [str(p) for p in problems]
+    for plugin, obj in loaded:
+        try:
+            reader = obj() if isinstance(obj, type) or (
+                callable(obj) and not isinstance(obj, TranscriptReader)) else obj
+        except Exception as exc:  # a third party's error must not stop the others
+            lines.append(f"plug-in {GROUP}:{plugin.name} not loaded: "
+                         f"{type(exc).__name__}: {exc}")
+            continue
+        if not isinstance(reader, TranscriptReader) or reader.name in BUILTIN:
+            lines.append(f"plug-in {GROUP}:{plugin.name} not loaded: not a transcript reader "
+                         "(it needs name, detect and read) or its name is taken")
+            continue
+        readers.append(reader)
+    return tuple(readers), tuple(lines)
+
+
+def readers() -> tuple[list[TranscriptReader], list[str]]:
+    """The readers in the order they are tried, and the plug-ins left out."""
+    plugins, problems = _plugins()
+    return [make() for make in BUILTIN.values()] + list(plugins), list(problems)
+
+
+def detect(source: Source, tried: Sequence[TranscriptReader]) -> TranscriptReader | None:
+    for reader in tried:
+        try:
+            if reader.detect(source):
+                return reader
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+            continue
+    return None
+
+
+def parse_text(path: str | Path, text: str, *, known_secrets: Sequence[str] = ()
+               ) -> TranscriptFile:
+    """The transcripts of ``text`` (the content of ``path``), redacted."""
+    scrubber = SecretScrubber(list(known_secrets))
+    clean = scrubber.text(text)
+    source = Source.of(path, clean)
+    if source.document is not None:
+        source.document = scrubber.data(source.document)
+    if source.events:
+        source.events = scrubber.data(source.events)
+    tried, problems = readers()
+    reader = detect(source, tried)
+    name = str(path)
+    if reader is None:
+        raw = Transcript(format="raw", source=name, raw=clean, redactions=scrubber.count)
+        return TranscriptFile(Path(path), [raw], unrecognised=True, problems=problems,
+                              text=clean)
+    try:
+        many = getattr(reader, "read_all", None)
+        found = list(many(source)) if callable(many) else [reader.read(source)]
+    except InputError:
+        raise
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+        raise InputError(path, None, f"a {reader.name} transcript that cannot be read "
+                                     f"({type(exc).__name__}: {exc})") from None
+    share = [scrubber.count] + [0] * (len(found) - 1)
+    out = [t.model_copy(update={"source": name, "redactions": t.redactions + extra})
+           for t, extra in zip(found, share)]
+    return TranscriptFile(Path(path), out, problems=problems, text=clean)
+
+
+def read_transcripts(path: str | Path, *, known_secrets: Sequence[str] = ()
+                     ) -> TranscriptFile:
+    """Read one session file; :class:`InputError` when it cannot be read or is malformed."""
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        if size > MAX_BYTES:
+            raise InputError(p, None, f"a transcript of {size} bytes, over the "
+                                      f"{MAX_BYTES}-byte limit")
+        text = p.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise InputError(p, None, f"cannot read: {exc.strerror or exc}") from None
+    return parse_text(p, text, known_secrets=known_secrets)
+
+
+def read_transcript(path: str | Path, *, known_secrets: Sequence[str] = ()) -> Transcript:
+    """The first (usually only) transcript of ``path``."""
+    return read_transcripts(path, known_secrets=known_secrets).transcripts[0]
+
+
+def by_task(files: Sequence[TranscriptFile]) -> dict[str, Transcript]:
+    """Transcripts that name their task, by task id."""
+    return {t.task_id: t for f in files for t in f.transcripts if t.task_id}
+
+
+
+__all__ = ["BUILTIN", "GROUP", "MAX_BYTES", "TranscriptFile", "by_task", "detect",
+           "parse_text", "read_transcript", "read_transcripts", "readers"]

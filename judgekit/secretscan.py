@@ -1,0 +1,116 @@
+"""Secret-looking values in text and JSON, found without knowing the secret itself.
+
+The patterns here are pure (no environment, no configuration): provider keys by their
+prefixes (``sk-``, ``sk-ant-``, ``ghp_``, ``AKIA``, ``xox?-``, ``AIza``), ``Bearer`` tokens,
+and the values of fields whose name says they hold a secret (``api_key``, ``token``,
+``password``, ...). :class:`SecretScrubber` replaces each with ``[redacted]`` and counts
+what it replaced. ``judgekit.engine.redact`` builds on these patterns for the values it
+knows (judgekit's own keys).
+
+Example:
+    >>> s = SecretScrubber()
+    >>> s.text("key sk-ant-api03-abcdefghijklmnop used")
+    'key [redacted] used'
+    >>> s.data({"model_kwargs": {"api_key": "local-123456", "api_base": "http://x"}})
+    {'model_kwargs': {'api_key': '[redacted]', 'api_base': 'http://x'}}
+    >>> s.count
+    2
+    >>> looks_secret("GITHUB_TOKEN"), looks_secret("LANG")
+    (True, False)
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+#: Key-like tokens: provider key prefixes and bearer tokens.
+TOKEN = re.compile(
+    r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{6,}"
+    r"|\bBearer\s+[A-Za-z0-9_\-\.=]{8,}"
+    r"|\bgh[pousr]_[A-Za-z0-9]{20,}"
+    r"|\bgithub_pat_[A-Za-z0-9_]{20,}"
+    r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"
+    r"|\bxox[abposr]-[A-Za-z0-9\-]{10,}"
+    r"|\bAIza[0-9A-Za-z_\-]{30,}"
+    r"|\bhf_[A-Za-z0-9]{20,}")
+
+#: A variable or field whose name contains one of these (any case) holds a secret.
+SECRET_NAME_PARTS: tuple[str, ...] = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
+
+#: Names that contain a secret-sounding part but hold none.
+_NOT_SECRET = re.compile(r"(?i)^(?:keys?|.*tokens(?:_\w+)?|tokens?_\w+|"
+                         r".*_(?:id|ids|name|names|env|var|file|path|type|count|limit|source|"
+                         r"helper))$")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+#: A value that names a variable (``ANTHROPIC_API_KEY``) rather than holding a secret.
+_VARIABLE_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+
+#: ``NAME=value`` / ``"name": "value"`` / ``--name value`` with a secret-sounding name.
+_ASSIGNED = re.compile(
+    r"""(?ix)
+    (?P<name>[A-Za-z_][A-Za-z0-9_\-]*(?:key|token|secret|password|credential)s?)
+    (?P<sep>\s*[=:]\s*["']?|["']\s*:\s*["'])
+    (?P<value>[^\s"',;&|]{6,})""")
+
+REDACTED = "[redacted]"
+
+
+def looks_secret(name: str) -> bool:
+    """Whether a variable called ``name`` holds a secret, judged by its name."""
+    upper = name.upper()
+    return any(part in upper for part in SECRET_NAME_PARTS)
+
+
+def secret_field(name: str) -> bool:
+    """Whether a JSON field called ``name`` holds a secret (``api_key`` yes, ``max_tokens``
+    and ``input_tokens`` no)."""
+    return looks_secret(name) and not _NOT_SECRET.match(_CAMEL.sub("_", name).replace("-", "_"))
+
+
+class SecretScrubber:
+    """Replaces secret-looking values by ``[redacted]``; :attr:`count` counts replacements.
+
+    ``known`` are secret values to hide wherever they appear (a key the caller knows)."""
+
+    def __init__(self, known: tuple[str, ...] | list[str] = ()) -> None:
+        self.known = sorted({v for v in known if v and len(v) >= 4}, key=len, reverse=True)
+        self.count = 0
+
+    def text(self, text: str) -> str:
+        """``text`` with known values, key-like tokens and assigned secrets replaced."""
+        for value in self.known:
+            found = text.count(value)
+            if found:
+                text = text.replace(value, REDACTED)
+                self.count += found
+
+        def assigned(match: re.Match[str]) -> str:
+            if match.group("value") == REDACTED or not secret_field(match.group("name")):
+                return match.group(0)
+            self.count += 1
+            return f"{match.group('name')}{match.group('sep')}{REDACTED}"
+
+        text = _ASSIGNED.sub(assigned, text)
+        text, n = TOKEN.subn(REDACTED, text)
+        self.count += n
+        return text
+
+    def data(self, value: Any, name: str | None = None) -> Any:
+        """A copy of JSON-like ``value``: a string under a secret-named field replaced whole,
+        every other string passed through :meth:`text`."""
+        if isinstance(value, str):
+            if name is not None and secret_field(name) and value and value != REDACTED \
+                    and not _VARIABLE_NAME.match(value):
+                self.count += 1
+                return REDACTED
+            return self.text(value)
+        if isinstance(value, dict):
+            return {k: self.data(v, k if isinstance(k, str) else None) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.data(v) for v in value]
+        return value
+
+
+__all__ = ["REDACTED", "SECRET_NAME_PARTS", "TOKEN", "SecretScrubber", "looks_secret",
+           "secret_field"]

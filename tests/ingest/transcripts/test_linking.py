@@ -1,0 +1,128 @@
+"""Transcripts linked to results and used: ``--transcripts DIR``, ``trajs/`` beside SWE-bench
+predictions, a mini-swe-agent batch, and the runner's ``{transcript_file}``; ``score``
+reports what they say per arm and counts claims of success the tests deny."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from judgekit.execute import AgentCommand, MirrorCache, Workspace, run_agent
+from judgekit.execute.attempt import AttemptSettings
+from judgekit.ingest.suites import RepoSource
+from tests.clirun import judgekit
+from tests.execute.conftest import Project, project  # noqa: F401  (a fixture)
+
+from .conftest import FIXTURES, KEY
+from .test_real_sessions import _mini
+
+SWE_AGENT = FIXTURES / "swe-agent-1.traj"
+
+
+def _arm(proc_stdout: str, arm: str) -> dict:
+    return json.loads(proc_stdout)["arms"][arm]["transcripts"]
+
+
+def test_transcripts_dir_is_matched_by_task_id(tmp_path: Path) -> None:
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps({"results": [
+        {"task": {"id": "t1"}, "arm": "a", "agent_diff": "",
+         "test": {"exit_code": 1, "output": "1 failed in 0.1s"}},
+        {"task": {"id": "t2"}, "arm": "a", "agent_diff": "",
+         "test": {"exit_code": 0, "output": "1 passed in 0.1s"}}]}))
+    transcripts = tmp_path / "sessions"
+    transcripts.mkdir()
+    shutil.copy(SWE_AGENT, transcripts / "t1.traj")
+    (transcripts / "t2.traj").write_text('{"trajectory": [1], "info": {}}')  # malformed
+    (transcripts / "t9.traj").write_text("{not json")  # no such task
+    proc = judgekit("score", run, "--transcripts", transcripts, "--json", "--no-similarity")
+    assert proc.returncode == 0, proc.stderr
+    arm = _arm(proc.stdout, "a")
+    assert arm["n_with_transcript"] == 1 and arm["mean_turns"] == 5
+    assert arm["mean_tokens_in"] == 7141 and arm["mean_cost_usd"] > 0
+    # its final message says the error "has been fixed" while its tests failed
+    assert arm["n_claimed_unverified"] == 1 and arm["claimed_unverified"] == ["t1 / a / attempt 0"]
+    rows = {r["task_id"]: r for r in json.loads(proc.stdout)["results"]}
+    assert rows["t1"]["tool_calls"] == 5 and rows["t2"]["tool_calls"] is None
+    warnings = json.loads(proc.stdout)["warnings"]
+    assert any(w.startswith("1 transcript file(s) could not be read: ") and "t2.traj" in w
+               for w in warnings)
+    assert any("1 file(s) beside the transcripts name no result's task" in w
+               and "t9.traj" in w for w in warnings)
+    assert ("transcripts: a: 1 of 2 results, 5.0 turns, 5.0 tool calls" in proc.stderr
+            and "1 claim success their tests deny: t1 / a / attempt 0" in proc.stderr)
+
+
+def test_swebench_predictions_with_trajs_beside_them(tmp_path: Path) -> None:
+    (tmp_path / "trajs").mkdir()
+    shutil.copy(SWE_AGENT, tmp_path / "trajs" / "inst-1.traj")
+    preds = tmp_path / "all_preds.jsonl"
+    preds.write_text(json.dumps({"instance_id": "inst-1", "model_name_or_path": "m",
+                                 "model_patch": "diff --git a/x b/x\n"}) + "\n"
+                     + json.dumps({"instance_id": "inst-2", "model_name_or_path": "m",
+                                   "model_patch": ""}) + "\n")
+    proc = judgekit("score", preds, "--json", "--no-similarity")
+    assert proc.returncode == 0, proc.stderr
+    arm = _arm(proc.stdout, "m")
+    assert arm["n_with_transcript"] == 1 and arm["exit_statuses"] == {"submitted": 1}
+
+
+def test_mini_swe_agent_batch_layout(tmp_path: Path) -> None:
+    (tmp_path / "inst-1").mkdir()
+    shutil.copy(FIXTURES / "mini-swe-agent-messages.traj.json",
+                tmp_path / "inst-1" / "inst-1.traj.json")
+    preds = tmp_path / "preds.json"
+    preds.write_text(json.dumps({"inst-1": {"instance_id": "inst-1", "model_name_or_path": "m",
+                                            "model_patch": ""}}))
+    proc = judgekit("score", preds, "--json", "--no-similarity")
+    assert proc.returncode == 0, proc.stderr
+    arm = _arm(proc.stdout, "m")
+    assert arm["n_with_transcript"] == 1 and arm["mean_tool_calls"] == 2
+
+
+def test_runner_reads_the_agents_trajectory_and_keeps_no_key(
+        tmp_path: Path, agent_api: str, project: Project) -> None:  # noqa: F811
+    trajectory = tmp_path / "real.traj.json"
+    _mini(tmp_path, agent_api, 2, trajectory)  # a real step-limit run holding the key
+    fix = MirrorCache(tmp_path / "m").resolve(RepoSource(str(project.path), True), project.fix)
+    ws = Workspace.create(fix, tmp_dir=tmp_path)
+    try:
+        prompt = ws.io / "prompt.md"
+        prompt.write_text("fix\n")
+        text = trajectory.read_text()
+        cmd = AgentCommand("cat > {transcript_file} <<'JUDGEKIT_TRAJ_END'\n" + text
+                           + "\nJUDGEKIT_TRAJ_END\n")
+        run = run_agent(cmd, ws=ws, prompt_file=prompt, task_id="t1", arm="a",
+                        settings=AttemptSettings(agent=cmd, agent_timeout_s=60))
+    finally:
+        ws.cleanup()
+    assert run.outcome.exit_code == 0, run.outcome.stderr
+    assert run.session is not None and run.session.format == "mini-swe-agent"
+    assert run.session.exit_status == "limits_exceeded" and run.session.limit == "steps"
+    assert KEY not in (run.transcript or "") and KEY not in run.session.model_dump_json()
+    assert run.session.redactions >= 1
+
+
+def test_run_file_results_naming_their_transcript_files(tmp_path: Path) -> None:
+    kept = tmp_path / "run.transcripts"
+    kept.mkdir()
+    shutil.copy(SWE_AGENT, kept / "t1.a.0.txt")
+    (tmp_path / "secret.txt").write_text("outside")
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps({"results": [
+        {"task": {"id": "t1"}, "arm": "a", "agent_diff": "",
+         "test": {"exit_code": 1, "output": "1 failed in 0.1s"},
+         # as judgekit run names it: relative to where the run was started
+         "metadata": {"transcript_file": "elsewhere/run.transcripts/t1.a.0.txt"}},
+        {"task": {"id": "t2"}, "arm": "a", "agent_diff": "",
+         "metadata": {"transcript_file": "/etc/hostname"}}]}))
+    from judgekit.ingest.load import load_runs
+
+    first, second = load_runs(run)
+    assert first.session is not None and first.session.format == "swe-agent"
+    assert second.session is None
+    assert second.metadata["transcript_unreadable"] == "not found under the run file's directory"
+    proc = judgekit("score", run, "--json", "--no-similarity")
+    assert proc.returncode == 0, proc.stderr
+    assert _arm(proc.stdout, "a")["n_with_transcript"] == 1
