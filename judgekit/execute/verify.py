@@ -32,8 +32,9 @@ from judgekit.scoring.outcomes import classify
 
 
 class TaskCheck(BaseModel):
-    """The verdict on one task; ``problems`` says why it is not ok. ``suite verify --json``
-    writes a list of them (:data:`TaskChecks`), which ``audit --fix-verified`` reads."""
+    """The verdict on one task; ``problems`` says why it is not ok. Verifying a suite gives
+    a list of them (:data:`TaskChecks`), which the audit reads as evidence of fixes that
+    pass their tests."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -56,7 +57,7 @@ class TaskCheck(BaseModel):
         return f"{self.task_id}: the fix passes its tests (suite verify{ran})"
 
 
-#: what ``suite verify --json`` writes: one check per task.
+#: what verifying a suite writes as JSON: one check per task.
 TaskChecks = RootModel[list[TaskCheck]]
 
 

@@ -30,13 +30,13 @@ _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+?)\s*$|^\*\*\*
 def patch_files(calls: list[Any], cwd: str | None) -> list[str]:
     """The files the session's ``apply_patch`` edits name, in order, once each (relative to
     the session's working directory where it is known: the rollout records it, the
-    ``exec --json`` stream does not, and names files by their absolute paths)."""
+    ``exec`` JSON stream does not, and names files by their absolute paths)."""
     seen: dict[str, None] = {}
     for call in calls:
         args = call.arguments if isinstance(call.arguments, dict) else {}
         texts = [v for v in args.values() if isinstance(v, str)]
         changes = args.get("changes")
-        if isinstance(changes, list):  # codex exec --json: file_change items
+        if isinstance(changes, list):  # the exec JSON stream: file_change items
             texts = []
             for change in changes:
                 if isinstance(change, dict) and isinstance(change.get("path"), str):
