@@ -26,7 +26,7 @@ class OmitIfNone(BaseModel):
 
     @model_serializer(mode="wrap")
     def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data = handler(self)
+        data: dict[str, Any] = handler(self)
         for name in self.omit_if_none:
             if getattr(self, name) is None:
                 data.pop(name, None)

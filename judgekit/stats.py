@@ -36,7 +36,8 @@ _DISTINCT_LIMIT = 512
 
 def _finite(values: Sequence[float] | np.ndarray) -> np.ndarray:
     arr = np.asarray(values, dtype=float).ravel()
-    return arr[np.isfinite(arr)]
+    finite: np.ndarray = arr[np.isfinite(arr)]
+    return finite
 
 
 def bootstrap_means(values: Sequence[float] | np.ndarray, *, seed: int = DEFAULT_SEED,
@@ -53,7 +54,8 @@ def bootstrap_means(values: Sequence[float] | np.ndarray, *, seed: int = DEFAULT
     levels, counts = np.unique(arr, return_counts=True)
     if levels.size <= _DISTINCT_LIMIT:
         draws = rng.multinomial(n, counts / n, size=resamples)
-        return (draws @ levels) / n
+        multinomial_means: np.ndarray = (draws @ levels) / n
+        return multinomial_means
     means = np.empty(resamples)
     step = max(1, _CHUNK_ELEMENTS // n)
     for start in range(0, resamples, step):
@@ -131,7 +133,8 @@ def t_critical(df: int) -> float:
     terms = ((z**3 + z) / 4, (5 * z**5 + 16 * z**3 + 3 * z) / 96,
              (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384,
              (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160)
-    return z + sum(t / df ** (i + 1) for i, t in enumerate(terms))
+    correction: float = sum(t / df ** (i + 1) for i, t in enumerate(terms))
+    return z + correction
 
 
 def _cluster_totals(values: np.ndarray, clusters: Sequence[object]
@@ -240,10 +243,10 @@ def sign_flip_p(differences: Sequence[float] | np.ndarray, *, seed: int = DEFAUL
     step = max(1, _CHUNK_ELEMENTS // k)
     for start in range(0, resamples, step):
         stop = min(resamples, start + step)
-        signs = rng.integers(0, 2, size=(stop - start, k)).astype(np.float64)
-        signs *= 2.0  # the same ±1.0 matrix the product casts integer signs to, made in place
-        signs -= 1.0
-        hits += int(np.sum(np.abs(signs @ d) >= observed - tol))
+        flips = rng.integers(0, 2, size=(stop - start, k)).astype(np.float64)
+        flips *= 2.0  # the same ±1.0 matrix the product casts integer signs to, made in place
+        flips -= 1.0
+        hits += int(np.sum(np.abs(flips @ d) >= observed - tol))
     return (hits + 1) / (resamples + 1)
 
 
@@ -253,7 +256,7 @@ def mcnemar_exact(b: int, c: int) -> float:
     if n == 0:
         return 1.0
     k = min(b, c)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    tail: float = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
     return min(1.0, 2 * tail)
 
 
@@ -264,11 +267,11 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     return 1.0 - math.prod((n - c - i) / (n - i) for i in range(k))
 
 
-def median(values: Sequence[float]) -> float | None:
+def median(values: Sequence[float] | np.ndarray) -> float | None:
     return float(np.median(values)) if len(values) else None
 
 
-def percentile(values: Sequence[float], q: float) -> float | None:
+def percentile(values: Sequence[float] | np.ndarray, q: float) -> float | None:
     return float(np.percentile(values, q)) if len(values) else None
 
 

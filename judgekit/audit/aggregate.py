@@ -210,8 +210,11 @@ def aggregate_tasks(records: Sequence[AuditRecord], passed: dict[str, int] | Non
             n_passed=passed.get(task_id, 0), by_type=dict(types.most_common()),
             n_contradicted=sum(r.contradicted for r in recs),
             task_score=majority_score([r.score or 0 for r in valid])[0] if valid else None)
-        if types:
-            top, count = types.most_common(1)[0]
+        # a contradicted verdict (a pass, or a fix passing its tests, says otherwise) does
+        # not make a task suspected
+        standing = Counter(r.deficiency_type or "none" for r in ife if not r.contradicted)
+        if standing:
+            top, count = standing.most_common(1)[0]
             if count >= min_runs and count * 2 > len(valid) and task.n_passed == 0:
                 task.suspected, task.suspected_type = True, top
                 task.runs = [SuspectRun(run_id=r.run_id, arm=r.arm, attempt=r.attempt)

@@ -177,18 +177,18 @@ def calibrate(verdicts: dict[str, int], labels: dict[str, int] | LabelSet, *,
     """Compare task-level verdicts (task id → 0/1) with human labels (task id → 0/1, or a
     :class:`LabelSet`, whose blanks and ties are then reported too)."""
     label_set = labels if isinstance(labels, LabelSet) else None
-    labels = label_set.labels if label_set else labels
-    common = sorted(set(verdicts) & set(labels))
+    table = labels.labels if isinstance(labels, LabelSet) else labels
+    common = sorted(set(verdicts) & set(table))
     judge = [verdicts[t] for t in common]
-    human = [labels[t] for t in common]
+    human = [table[t] for t in common]
     cells = {f"judge_{j}_human_{h}": 0 for j in (1, 0) for h in (1, 0)}
     for j, h in zip(judge, human):
         cells[f"judge_{j}_human_{h}"] += 1
     out = Calibration(
         n=len(common), agreement=None, kappa=None, confusion=cells, seed=seed,
         resamples=resamples, disagreements=[t for t, j, h in zip(common, judge, human) if j != h],
-        labels_without_verdict=sorted(set(labels) - set(verdicts)),
-        verdicts_without_label=sorted(set(verdicts) - set(labels)),
+        labels_without_verdict=sorted(set(table) - set(verdicts)),
+        verdicts_without_label=sorted(set(verdicts) - set(table)),
         label_ties=label_set.ties if label_set else [],
         blank_labels=label_set.blank if label_set else 0,
         label_rows=label_set.rows if label_set else None)

@@ -20,13 +20,13 @@ Example:
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
 from judgekit.audit.aggregate import AuditRecord, aggregate_tasks, combine_samples, sample_from_outcome
 from judgekit.audit.checks import evidence_problems, logical_problems, missing_quotes
-from judgekit.audit.condense import condense, estimate_tokens
+from judgekit.audit.condense import condense
 from judgekit._resources import read_template
 from judgekit.audit.materials import RESERVE_TOKENS, Materials, allocate, fence
 from judgekit.audit.options import AuditOptions
@@ -34,7 +34,7 @@ from judgekit.audit.rubric import NONE_TYPE, Rubric, load_rubric
 from judgekit.audit.step import AuditResult
 from judgekit.audit.verdict import decoding_schema, verdict_schema
 from judgekit.engine import Engine, JudgeRequest
-from judgekit.engine.tokens import CHARS_PER_TOKEN
+from judgekit.engine.tokens import CHARS_PER_TOKEN, estimate_tokens
 from judgekit.engine.types import stop_of
 from judgekit.errors import ConfigError
 from judgekit.ingest.items import BenchmarkItem
@@ -95,8 +95,8 @@ def _request(m: Materials, *, key: str, system: str, rubric: Rubric,
                         soft_check=partial(evidence_problems, sources=m.sources), fit=fit)
 
 
-def _fitted(ask: Any, item: BenchmarkItem, system: str, sys_tokens: int,
-            sample: tuple[int, int], max_input_tokens: int, max_chars: int
+def _fitted(ask: Callable[[Materials], JudgeRequest], item: BenchmarkItem, system: str,
+            sys_tokens: int, sample: tuple[int, int], max_input_tokens: int, max_chars: int
             ) -> JudgeRequest | None:
     """The request with the item's materials condensed to fit ``max_chars`` in all."""
     budget = min(max_input_tokens, max_chars // CHARS_PER_TOKEN)

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from string import Template
 
 from judgekit._resources import read_template
-from judgekit.audit.condense import condense, estimate_tokens
+from judgekit.audit.condense import condense
+from judgekit.engine.tokens import estimate_tokens
 from judgekit.ingest.models import RunResult
 from judgekit.ingest.transcripts.render import render_for_judge
 from judgekit.scoring.models import ScoredResult

@@ -224,6 +224,8 @@ def run_audit(runs: Sequence[RunResult], summary: ScoreSummary, engine: Judge,
                                    materials_cut=meta[chunk[0]][2],
                                    materials=sorted(run.materials), **fields))
     passes = verified_passes(pairs)
+    for task_id, how in opts.fix_passes.items():
+        passes.setdefault(task_id, []).append(how)
     records = contradict(records, passes, exempt_categories(rubric))
     n_passed = Counter(s.task_id for r, s in pairs if passed(r, s))
     tasks = aggregate_tasks(records, dict(n_passed), min_runs=opts.min_runs)

@@ -55,6 +55,9 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--min-runs", metavar="N", type=_positive, default=2,
                    help="results that must blame the same defect to list a task as suspected "
                         "(default 2)")
+    g.add_argument("--fix-verified", metavar="FILE", default=None,
+                   help="what 'judgekit suite verify --json' wrote: a task whose fix passes "
+                        "its tests contradicts a verdict that no agent could succeed")
 
 
 def _directory(text: str) -> Path:
@@ -79,7 +82,20 @@ def audit_options_from_args(args: argparse.Namespace) -> AuditOptions:
         samples=getattr(args, "samples", 1) or 1,
         max_input_tokens=getattr(args, "max_input_tokens", None) or DEFAULT_MAX_INPUT_TOKENS,
         min_runs=getattr(args, "min_runs", 2) or 2,
+        fix_passes=_fix_passes(getattr(args, "fix_verified", None)),
     )
+
+
+def _fix_passes(path: str | None) -> dict[str, str]:
+    """Task id -> how its fix passes its tests, from ``suite verify --json``'s file."""
+    if not path:
+        return {}
+    from judgekit.execute.verify import TaskChecks
+    from judgekit.ingest.validation import validate
+    from judgekit.io import read_json
+
+    checks = validate(TaskChecks, read_json(path), path).root
+    return {c.task_id: how for c in checks if (how := c.fix_passes()) is not None}
 
 
 __all__ = ["add_audit_arguments", "add_swebench_logs_argument", "audit_options_from_args"]

@@ -9,7 +9,7 @@ from pathlib import Path
 from judgekit.cli._common import say
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "review", help="a local app to label verdicts blind and see the judge's after",
         description="Serve a local app over an --out DIR of judge or audit: each compared "

@@ -19,7 +19,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     show.add_argument("name", metavar="NAME|PATH")
     show.add_argument("--json", action="store_true", help="print the parsed metadata as JSON")
     show.set_defaults(func=run_show)
-    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+    def usage(args: argparse.Namespace) -> int:
+        p.print_help()
+        return 2
+
+    p.set_defaults(func=usage)
 
 
 def run_list(args: argparse.Namespace) -> int:

@@ -10,9 +10,13 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judgekit.cli._common import say
 from judgekit.errors import ConfigError
+
+if TYPE_CHECKING:
+    from judgekit.ingest.models import RunResult
 
 
 def _csv(value: str) -> list[str]:
@@ -306,9 +310,8 @@ def run(args: argparse.Namespace) -> int:
         agent_home=agent_home_from(args.agent_home),
     )
 
-    def progress(result: object) -> None:
-        r = result  # RunResult
-        say(f"{r.task.id} {r.arm} #{r.attempt}: {describe(r)}")  # type: ignore[attr-defined]
+    def progress(r: RunResult) -> None:
+        say(f"{r.task.id} {r.arm} #{r.attempt}: {describe(r)}")
 
     cancel = threading.Event()
     with stop_on_signals(cancel) as received:

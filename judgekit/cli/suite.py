@@ -33,7 +33,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_test_env_argument(v)
     v.add_argument("--tmp-dir", metavar="DIR", help="where workspaces are created")
     v.set_defaults(func=verify)
-    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+    def usage(args: argparse.Namespace) -> int:
+        p.print_help()
+        return 2
+
+    p.set_defaults(func=usage)
 
 
 def verify(args: argparse.Namespace) -> int:

@@ -21,8 +21,8 @@ Example:
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sized
+from typing import Any, Literal
 
 Check = Callable[[Any], bool]
 
@@ -48,6 +48,34 @@ def _is_type(value: Any, name: str) -> bool:
                     "null": type(None)}.get(name, object)
 
 
+def _of_type(names: tuple[str, ...]) -> Check:
+    return lambda v: any(_is_type(v, n) for n in names)
+
+
+def _one_of(typed: frozenset[tuple[type, Any]]) -> Check:
+    return lambda v: type(v) in _SCALARS and (type(v), v) in typed
+
+
+def _sized(bound: int, kind: type[Sized], test: Callable[[int, int], bool]) -> Check:
+    return lambda v: not isinstance(v, kind) or test(len(v), bound)
+
+
+def _bounded(bound: float, test: Callable[[float, float], bool]) -> Check:
+    return lambda v: type(v) not in (int, float) or test(v, bound)
+
+
+def _any_of(checks: tuple[Check, ...]) -> Check:
+    return lambda v: any(c(v) for c in checks)
+
+
+def _each(item: Check) -> Check:
+    return lambda v: not isinstance(v, list) or all(map(item, v))
+
+
+def _all_of(checks: tuple[Check, ...]) -> Check:
+    return lambda v: all(c(v) for c in checks)
+
+
 def compile_check(schema: Any) -> Check | None:
     """A predicate that is ``True`` only for values valid under ``schema``; ``None`` when
     the schema uses something the predicate does not cover."""
@@ -61,48 +89,47 @@ def compile_check(schema: Any) -> Check | None:
         names = [kind] if isinstance(kind, str) else kind
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             return None
-        checks.append(lambda v, names=tuple(names): any(_is_type(v, n) for n in names))
+        checks.append(_of_type(tuple(names)))
     for word in ("enum", "const"):
         if word in schema:
             allowed = schema[word] if word == "enum" else [schema[word]]
             if not isinstance(allowed, list) or not all(type(a) in _SCALARS for a in allowed):
                 return None
             typed = frozenset((type(a), a) for a in allowed)  # 1 and True stay apart
-            checks.append(lambda v, typed=typed: type(v) in _SCALARS and (type(v), v) in typed)
+            checks.append(_one_of(typed))
     for word, kind, test in _SIZES:
         if word in schema:
             if type(schema[word]) is not int:
                 return None
-            checks.append(lambda v, n=schema[word], k=kind, t=test:
-                          not isinstance(v, k) or t(len(v), n))
+            checks.append(_sized(schema[word], kind, test))
     for word, test in (("minimum", operator.ge), ("maximum", operator.le)):
         if word in schema:
             if type(schema[word]) not in (int, float):
                 return None
-            checks.append(lambda v, n=schema[word], t=test:
-                          type(v) not in (int, float) or t(v, n))
+            checks.append(_bounded(schema[word], test))
     if "anyOf" in schema:
         branches = schema["anyOf"]
         if not isinstance(branches, list) or not branches:
             return None
         compiled = [compile_check(b) for b in branches]
-        if any(c is None for c in compiled):
+        alternatives = tuple(c for c in compiled if c is not None)
+        if len(alternatives) < len(compiled):
             return None
-        checks.append(lambda v, cs=tuple(compiled): any(c(v) for c in cs))  # type: ignore[misc]
+        checks.append(_any_of(alternatives))
     if "items" in schema:
         item = compile_check(schema["items"])
         if item is None:
             return None
-        checks.append(lambda v, c=item: not isinstance(v, list) or all(map(c, v)))
+        checks.append(_each(item))
     obj = _object_check(schema)
     if obj is False:
         return None
     if obj is not None:
         checks.append(obj)
-    return lambda v, cs=tuple(checks): all(c(v) for c in cs)
+    return _all_of(tuple(checks))
 
 
-def _object_check(schema: dict[str, Any]) -> Check | None | bool:
+def _object_check(schema: dict[str, Any]) -> Check | None | Literal[False]:
     """The object keywords' predicate, ``None`` when there are none, ``False`` when they
     cannot be compiled."""
     if not {"properties", "required", "additionalProperties"} & set(schema):

@@ -133,8 +133,9 @@ def describe(exc: BaseException) -> str:
 def _message_of(body: Any) -> str | None:
     if isinstance(body, dict):
         err = body.get("error", body)
-        if isinstance(err, dict) and isinstance(err.get("message"), str):
-            return err["message"]
+        message = err.get("message") if isinstance(err, dict) else None
+        if isinstance(message, str):
+            return message
     return None
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import base64
 import re
 from dataclasses import dataclass, field
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, NamedTuple, TypedDict
 from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 from pydantic import AfterValidator
@@ -168,7 +168,15 @@ def for_client(url: str) -> ClientURL:
     return ClientURL(bare, query, headers)
 
 
-def client_url(url: str | None, options: dict[str, Any]) -> str | None:
+class ClientOptions(TypedDict, total=False):
+    """The options of an SDK client that :func:`client_url` fills in (a provider's own
+    options extend these)."""
+
+    default_query: dict[str, str]
+    default_headers: dict[str, str]
+
+
+def client_url(url: str | None, options: ClientOptions) -> str | None:
     """The base URL an SDK client is given for ``url``; its query and user-info are added
     to the client's ``options`` (``default_query``, ``default_headers``)."""
     if not url:

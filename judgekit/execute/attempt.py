@@ -35,7 +35,8 @@ from judgekit.execute.hostview import current_view
 from judgekit.execute.process import ProcessOutcome, run_shell
 from judgekit.execute.prompt import render_prompt
 from judgekit.execute.sandbox import Limits, NoSandbox, Sandbox, SandboxSpec
-from judgekit.execute.secrets import Redactor, redact_files, redactor_for
+from judgekit.engine.redact import Redactor
+from judgekit.execute.secrets import redact_files, redactor_for
 from judgekit.ingest.suites import SuiteTask
 from judgekit.execute.workspace import FixCommit, Workspace
 from judgekit.ingest.models import Cut, RunResult, TestResult

@@ -103,11 +103,11 @@ class IndexSource:
         self._index = _index
         self.cache_dir = Path(cache_dir) if cache_dir else default_index_dir()
 
-    def __getstate__(self) -> dict[str, object]:
+    def __getstate__(self) -> dict[str, Path]:
         return {"cache_dir": self.cache_dir}
 
-    def __setstate__(self, state: dict[str, object]) -> None:
-        self.__init__(state["cache_dir"])  # type: ignore[misc, arg-type]
+    def __setstate__(self, state: dict[str, Path]) -> None:
+        IndexSource.__init__(self, state["cache_dir"])
 
     def ensure(self, workspace: Path) -> tuple[Path, dict[str, object]]:
         """The index of ``workspace``'s commit, built now unless a cached one exists."""

@@ -226,7 +226,7 @@ class Bwrap:
         for source, dest in shown:
             out += paths.reach(dest) + ["--ro-bind", str(source), str(dest)]
             paths.bind(dest)
-        for hidden in (Path(p).resolve() for p in (*HOST_SOCKETS, *spec.hidden)):
+        for hidden in (Path(p).resolve() for p in (*map(Path, HOST_SOCKETS), *spec.hidden)):
             if inside(hidden, tmp) or hidden == Path("/") or not hidden.exists():
                 continue  # under /tmp it is already hidden
             if hidden.is_dir():

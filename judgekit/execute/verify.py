@@ -17,8 +17,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from judgekit.errors import RunnerError
 from judgekit.execute.agent import AgentCommand
@@ -30,20 +31,34 @@ from judgekit.execute.workspace import FixCommit, MirrorCache
 from judgekit.scoring.outcomes import classify
 
 
-@dataclass
-class TaskCheck:
-    """The verdict on one task; ``problems`` says why it is not ok."""
+class TaskCheck(BaseModel):
+    """The verdict on one task; ``problems`` says why it is not ok. Verifying a suite gives
+    a list of them (:data:`TaskChecks`), which the audit reads as evidence of fixes that
+    pass their tests."""
+
+    model_config = ConfigDict(extra="forbid")
 
     task_id: str
     ok: bool
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = Field(default_factory=list)
     at_parent: str | None = None
     with_fix: str | None = None
     tests_at_parent: int | None = None
     tests_with_fix: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return self.model_dump()
+
+    def fix_passes(self) -> str | None:
+        """How this check records the fix passing its tests, or ``None`` when it did not."""
+        if self.with_fix != "passed":
+            return None
+        ran = f", {self.tests_with_fix} tests ran" if self.tests_with_fix is not None else ""
+        return f"{self.task_id}: the fix passes its tests (suite verify{ran})"
+
+
+#: what verifying a suite writes as JSON: one check per task.
+TaskChecks = RootModel[list[TaskCheck]]
 
 
 def verify_task(task: SuiteTask, cache: MirrorCache, *, tmp_dir: str | None = None,

@@ -180,13 +180,13 @@ def _module_class() -> Any:
 
 
 def _define() -> Any:
-    torch, nn = _torch_modules()
-    return _encoder_class(torch, nn, _layer_class(torch, nn))
+    return _encoder_class(_layer_class())
 
 
-def _layer_class(torch: Any, nn: Any) -> Any:
+def _layer_class() -> Any:
     """One post-norm transformer layer: fused QKV attention, then the feed-forward block."""
-    functional = torch.nn.functional
+    from torch import nn
+    from torch.nn import functional
 
     class Layer(nn.Module):
         def __init__(self, lay: BertLayout) -> None:
@@ -209,8 +209,10 @@ def _layer_class(torch: Any, nn: Any) -> Any:
     return Layer
 
 
-def _encoder_class(torch: Any, nn: Any, layer: Any) -> Any:
+def _encoder_class(layer: Any) -> Any:
     """Embeddings, the layers (``layer`` each), then the pooling."""
+    import torch
+    from torch import nn
 
     class Encoder(nn.Module):
         """Token ids and attention mask in, one pooled (not normalised) vector per row out."""

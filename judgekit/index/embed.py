@@ -77,7 +77,6 @@ class TextEmbedder(Protocol):
     dim: int
     max_length: int
     batch_size: int
-    tokenizer: ModelTokenizer | None
     load_seconds: float
     export_seconds: float
     probe_min_cosine: float | None
@@ -85,6 +84,11 @@ class TextEmbedder(Protocol):
     implementation: str
     gpu_utilisation: float | None
     last_threads: int | None
+
+    @property
+    def tokenizer(self) -> ModelTokenizer | None:
+        """The model's own tokenizer, when the embedder has one."""
+        ...
 
     def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 

@@ -126,4 +126,5 @@ class OnnxEmbedder:
             weights = mask[:, :, None].astype(np.float32)
             vecs = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-        return (vecs / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+        unit: np.ndarray = (vecs / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+        return unit

@@ -166,7 +166,9 @@ def _parts(st: Any) -> tuple[Any, str, bool]:
 def _export(torch: Any, hf: Any, inputs: list[str], path: Path) -> None:
     import warnings
 
-    class Body(torch.nn.Module):
+    from torch import nn
+
+    class Body(nn.Module):
         def __init__(self, model: Any) -> None:
             super().__init__()
             self.model = model

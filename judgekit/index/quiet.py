@@ -18,7 +18,7 @@ def quiet_loading() -> None:
     try:
         from transformers.utils import logging as hf_logging
 
-        hf_logging.disable_progress_bar()
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # unannotated upstream
     except (ImportError, AttributeError):
         pass
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from judgekit.index.chunking import TokenFit, chunk_text, header_line
 from judgekit.index.text import code_words
-from judgekit.index.models import Chunk
+from judgekit.index.models import Chunk, ChunkKind
 from judgekit.index.tokens import ModelTokenizer
 
 #: Special tokens the model adds around every text ([CLS] and [SEP]).
@@ -36,7 +36,7 @@ CHUNK_SHARE = 0.5
 POOL_MIN_FILES = 256
 POOL_TASK_FILES = 32
 
-_Row = tuple[int, int, str, str, str | None]  # start, end, kind, text, name
+_Row = tuple[int, int, ChunkKind, str, str | None]  # start, end, kind, text, name
 
 
 @dataclass(frozen=True)

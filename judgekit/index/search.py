@@ -57,7 +57,8 @@ class CodeIndex:
 
     def embed_query(self, query: str) -> np.ndarray:
         """The unit vector of a query under the index's model, in the index's text form."""
-        return self.embedder().encode([as_embedded(query, self.manifest.text)])[0]
+        vector: np.ndarray = self.embedder().encode([as_embedded(query, self.manifest.text)])[0]
+        return vector
 
     def search(self, query: str, k: int = 10) -> list[Hit]:
         """The ``k`` chunks most similar to ``query``, best first."""

@@ -37,7 +37,8 @@ def _pool(vecs: np.ndarray, pieces: list[str]) -> np.ndarray:
     weights = np.array([p.count("\n") + 1 for p in pieces], dtype=np.float32)
     mean = (vecs * weights[:, None]).sum(axis=0)
     norm = float(np.linalg.norm(mean))
-    return mean / norm if norm > 0 else mean
+    pooled: np.ndarray = mean / norm if norm > 0 else mean
+    return pooled
 
 
 def diff_vectors(diffs: Sequence[str], *, model: str | None = None

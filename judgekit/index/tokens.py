@@ -125,7 +125,7 @@ def words_add_up(spec: dict[str, Any]) -> bool:
         if not isinstance(part, dict):
             return ["?"]
         if part.get("type") == "Sequence":
-            inner = part.get("normalizers", part.get("pretokenizers", []))
+            inner = part["normalizers"] if "normalizers" in part else part.get("pretokenizers", [])
             return [k for p in inner for k in kinds(p)]
         return [str(part.get("type"))]
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -167,7 +167,7 @@ def _refuse_own_output(path: Path, document: Any) -> None:
                                          "judge), not a run file: score the run files instead")
 
 
-def _jsonl_lines(path: Path) -> Iterator[tuple[int, Any]]:
+def _jsonl_lines(path: Path) -> Generator[tuple[int, Any], None, None]:
     """``(line number, parsed value)`` of each non-blank line, read a line at a time."""
     with open_regular(path) as fh:
         number = 0

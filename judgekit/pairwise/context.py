@@ -27,10 +27,10 @@ CodeAround = Callable[..., str]
 
 def _index_code_around() -> CodeAround | None:
     try:
-        from judgekit.index import code_around  # type: ignore[attr-defined]
+        from judgekit.index import code_around
     except ImportError:
         return None
-    return code_around  # type: ignore[no-any-return]
+    return code_around
 
 
 def checkout_for(repo_root: Path, repo: str | None,

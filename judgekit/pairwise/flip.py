@@ -68,7 +68,7 @@ def combine(order1: Slot | None, order2: Slot | None,
     if order1 is None or order2 is None:
         raise ValueError("a valid order needs an answer")
     s1, s2 = to_side(order1, 1), to_side(order2, 2)
-    winner: Winner = s1 if s1 == s2 and s1 != "tie" else "draw"  # type: ignore[assignment]
+    winner: Winner = s1 if s1 == s2 and s1 != "tie" else "draw"
     bias = order1 == order2 and order1 in ("A", "B")
     return DimensionOutcome(winner, order1, order2, bias, "valid")
 

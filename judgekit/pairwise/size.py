@@ -201,7 +201,7 @@ def by_ratio(verdicts: Sequence[SizedVerdict]) -> list[RatioBin]:
     out: list[RatioBin] = []
     for k in sorted(scores):
         vals = scores[k]
-        lo, hi = wilson_interval(sum(vals), len(vals))  # type: ignore[arg-type]
+        lo, hi = wilson_interval(sum(vals), len(vals))
         out.append(RatioBin(bin=RATIO_BINS[k][1], win_rate_a=round(sum(vals) / len(vals), 4),
                             ci=(round(lo, 4), round(hi, 4)), n=len(vals)))
     return out

@@ -82,7 +82,7 @@ class PairStats:
             n=n, identical=self.identical, unscored=self.unscored, error=self.error,
             n_unscored=self.unscored + self.error,
             win_rate_a=score / n if n else None,
-            win_rate_a_ci=wilson_interval(score, n) if n else None,  # type: ignore[arg-type]
+            win_rate_a_ci=wilson_interval(score, n) if n else None,
             position_consistency=self.agree / self.judged if self.judged else None,
             position_bias=self.position_bias,
             first_slot_preference=(self.first_slot / self.decisive_answers
@@ -202,8 +202,8 @@ def ranking_intervals(units: Sequence[DimensionTable], dimensions: Iterable[str]
         picked = [per_unit[rng.randrange(k)] for _ in range(k)]
         for dim in draws:
             total: dict[tuple[str, str], tuple[float, float]] = {}
-            for unit in picked:
-                for key, (sa, sb) in unit[dim].items():
+            for sample in picked:
+                for key, (sa, sb) in sample[dim].items():
                     prev = total.get(key, (0.0, 0.0))
                     total[key] = (prev[0] + sa, prev[1] + sb)
             for arm, value in bradley_terry(total, tol=1e-7).items():

@@ -97,11 +97,12 @@ def _arms(summary: EvalSummary) -> str:
     cost_plot = (svg.bar_chart(costs, title="Total cost per arm (USD)", fmt=lambda v: f"${v:.2f}")
                  if any(c is not None for _, c in costs)
                  else not_run("No cost was recorded for any arm."))
-    unknown = [f"{n}: {k} result{'s' if k != 1 else ''} with unknown outcome, so the pass "
-               f"rate lies between {pct(arms[n].pass_rate)} and {pct(up)}"
-               for n in names for k, up in [unknown_range(arms[n])] if k]
-    note = (f'<p class="note">{e("; ".join(unknown))}. Unknown: the harness claimed a '
-            "result without keeping the test output that would show it.</p>" if unknown else "")
+    unknown_notes = [f"{n}: {k} result{'s' if k != 1 else ''} with unknown outcome, so the "
+                     f"pass rate lies between {pct(arms[n].pass_rate)} and {pct(up)}"
+                     for n in names for k, up in [unknown_range(arms[n])] if k]
+    note = (f'<p class="note">{e("; ".join(unknown_notes))}. Unknown: the harness claimed a '
+            "result without keeping the test output that would show it.</p>"
+            if unknown_notes else "")
     cluster_p = f'<p class="note" id="clusters">{e(cluster_text)}</p>' if cluster_text else ""
     body = (f"{tbl}<p class=\"muted\">{e(SOURCE_F1_SENTENCE)}</p>{note}{cluster_p}"
             f"<div class=\"plots\">"

@@ -51,8 +51,8 @@ def print_pairwise(summary: EvalSummary, console: Console | None = None) -> None
     jury = summary.pairwise.jury
     if jury is not None:
         a = jury.agreement
-        ci = f" [{a.ci[0]:.2f}, {a.ci[1]:.2f}]" if a.ci else ""
-        alpha = "undefined" if a.alpha is None else f"{a.alpha:.2f}{ci}"
+        interval = f" [{a.ci[0]:.2f}, {a.ci[1]:.2f}]" if a.ci else ""
+        alpha = "undefined" if a.alpha is None else f"{a.alpha:.2f}{interval}"
         plain(console, f"jury ({jury.rule}) of {len(jury.judges)} judges; agreement "
                        f"(Krippendorff's alpha) {alpha}")
         for label, m in jury.members.items():

@@ -186,7 +186,7 @@ class LabelStore:
     def add_pairwise(self, task_id: str, arm_a: str, arm_b: str, dimension: str,
                      label: Label, *, shown_sha256: str) -> GoldLabel:
         g = GoldLabel(task_id=task_id, arm_a=arm_a, arm_b=arm_b,
-                      dimension=dimension,  # type: ignore[arg-type]
+                      dimension=dimension,
                       label=label, note=None, labeller=self.labeller, time=_now(),
                       shown_sha256=shown_sha256)
         line = json.dumps(g.model_dump(mode="json", exclude_none=True)) + "\n"

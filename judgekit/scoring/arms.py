@@ -277,7 +277,8 @@ def compare(name_a: str, a: Sequence[ScoredResult], name_b: str, b: Sequence[Sco
         test, p = MCNEMAR, stats.mcnemar_exact(only_a, only_b)
         mcnemar = p
     with_f1 = [(x, y) for x, y in pairs if x.f1 is not None and y.f1 is not None]
-    f1_diff = np.array([x.f1 - y.f1 for x, y in with_f1], dtype=float)  # type: ignore[operator]
+    f1_diff = np.array([x.f1 - y.f1 for x, y in with_f1 if x.f1 is not None and y.f1 is not None],
+                       dtype=float)
     f1_ci = None
     if with_f1:
         f1_sums, f1_sizes = _by_task(with_f1, f1_diff)

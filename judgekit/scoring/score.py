@@ -99,7 +99,7 @@ def _similarities(results: Sequence[RunResult], similarity: Similarity | None
         return {}
     both = [(i, (r.agent_diff, r.ground_truth_diff)) for i, r in enumerate(results)
             if r.agent_diff and r.ground_truth_diff]
-    values = similarity([pair for _, pair in both]) if both else []  # type: ignore[misc]
+    values = similarity([pair for _, pair in both]) if both else []
     return {i: v for (i, _), v in zip(both, values)}
 
 

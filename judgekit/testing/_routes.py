@@ -221,7 +221,7 @@ def anthropic_batches(server: Served, method: str, path: str,
 def _multipart_file(headers: dict[str, str], raw: bytes) -> bytes:
     head = f"Content-Type: {headers.get('content-type', '')}\r\n\r\n".encode()
     message = email.parser.BytesParser(policy=email.policy.default).parsebytes(head + raw)
-    for part in message.iter_parts() if message.is_multipart() else []:  # type: ignore[attr-defined]
+    for part in message.iter_parts() if message.is_multipart() else []:
         if part.get_param("name", header="content-disposition") == "file":
             payload = part.get_payload(decode=True)
             return payload if isinstance(payload, bytes) else b""

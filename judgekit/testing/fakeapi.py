@@ -174,7 +174,7 @@ class _Connection(asyncio.Protocol):
         self.server._conns.add(self.transport)  # type: ignore[arg-type]
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.server._conns.discard(self.transport)  # type: ignore[arg-type]
+        self.server._conns.discard(self.transport)
         self.transport = None
 
     def data_received(self, data: bytes) -> None:

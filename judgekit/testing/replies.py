@@ -126,16 +126,21 @@ def scripted(*replies: Reply | dict[str, Any] | str, then: Responder | None = No
 
 def schema_of(body: dict[str, Any]) -> dict[str, Any] | None:
     """The verdict schema a request carries (tool input schema or response format)."""
+    found: dict[str, Any] | None
     for tool in body.get("tools") or []:
         if "input_schema" in tool:
-            return tool["input_schema"]
+            found = tool["input_schema"]
+            return found
         if "function" in tool:
-            return tool["function"].get("parameters")
+            found = tool["function"].get("parameters")
+            return found
     fmt = body.get("response_format") or {}
-    if isinstance(body.get("guided_json"), dict):  # vLLM's guided decoding
-        return body["guided_json"]
-    if fmt.get("type") == "json_object" and isinstance(fmt.get("schema"), dict):
-        return fmt["schema"]
+    guided = body.get("guided_json")
+    if isinstance(guided, dict):  # vLLM's guided decoding
+        return guided
+    schema = fmt.get("schema")
+    if fmt.get("type") == "json_object" and isinstance(schema, dict):
+        return schema
     found = (fmt.get("json_schema") or {}).get("schema")
     if found is None:  # the schema written into the prompt ("prompt" mode)
         text = prompt_of(body)

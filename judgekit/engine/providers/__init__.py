@@ -174,7 +174,8 @@ def not_api_json(answer: Any, expected: str, kind: str | None = None) -> BadAnsw
 @lru_cache(maxsize=1)
 def _reask() -> dict[str, str]:
     path = Path(__file__).resolve().parent.parent / "reask.json"
-    return json.loads(path.read_text(encoding="utf-8"))
+    texts: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
+    return texts
 
 
 def schema_instruction(schema: dict[str, Any]) -> str:

@@ -21,7 +21,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import anthropic
 
@@ -39,7 +39,7 @@ from judgekit.engine.providers import (
 )
 from judgekit.engine.structured import extract_json
 from judgekit.engine.transport import bounded_transport
-from judgekit.engine.urls import client_url
+from judgekit.engine.urls import ClientOptions, client_url
 from judgekit.engine.types import JudgeRequest, Usage
 
 _TOOL_DESCRIPTION = "Submit the verdict object."
@@ -158,12 +158,28 @@ def vertex_client(config: ProviderSettings, key: str,
     return AnthropicProvider(config, api_key=key, base_url=base_url, route="vertex")
 
 
+if TYPE_CHECKING:
+    #: the SDK client of each route (named for the checker only: the Bedrock and Vertex
+    #: clients are imported when first used)
+    _Client: TypeAlias = (anthropic.AsyncAnthropic | anthropic.AsyncAnthropicBedrock
+                          | anthropic.AsyncAnthropicVertex)
+
+
+class _HttpOptions(ClientOptions):
+    """The options every route's SDK client is given."""
+
+    max_retries: int
+    timeout: float | None
+    http_client: anthropic.DefaultAsyncHttpxClient
+
+
 def _client(route: str, api_key: str, base_url: str | None,
-            config: ProviderSettings) -> Any:
-    http = dict(max_retries=0, timeout=config.timeout,
-                http_client=anthropic.DefaultAsyncHttpxClient(
-                    transport=bounded_transport(anthropic.DefaultAsyncHttpxClient,
-                                                shared_ssl_context())))
+            config: ProviderSettings) -> _Client:
+    http: _HttpOptions = {
+        "max_retries": 0, "timeout": config.timeout,
+        "http_client": anthropic.DefaultAsyncHttpxClient(
+            transport=bounded_transport(anthropic.DefaultAsyncHttpxClient,
+                                        shared_ssl_context()))}
     base_url = client_url(base_url, http)
     if route == "bedrock":
         token = None if api_key == PLACEHOLDER_KEY else api_key

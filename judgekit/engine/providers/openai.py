@@ -34,11 +34,29 @@ from judgekit.engine.providers import (
 )
 from judgekit.engine.structured import extract_json
 from judgekit.engine.transport import bounded_transport
-from judgekit.engine.urls import client_url
+from judgekit.engine.urls import ClientOptions, client_url
 from judgekit.engine.types import JudgeRequest, Usage
 
 _REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
 _PENDING = {"validating", "in_progress", "finalizing", "cancelling"}
+
+
+class _HttpOptions(ClientOptions):
+    """The options the SDK client is given."""
+
+    api_key: str
+    max_retries: int
+    timeout: float | None
+    http_client: openai.DefaultAsyncHttpxClient
+
+
+def _azure_client(endpoint: str | None, deployment: str,
+                  http: _HttpOptions) -> openai.AsyncAzureOpenAI:
+    """An Azure client; with no endpoint, the SDK's own (``AZURE_OPENAI_ENDPOINT``)."""
+    if endpoint is None:
+        return openai.AsyncAzureOpenAI(azure_deployment=deployment, **http)
+    return openai.AsyncAzureOpenAI(azure_endpoint=endpoint, azure_deployment=deployment,
+                                   **http)
 
 
 class OpenAIProvider:
@@ -54,15 +72,16 @@ class OpenAIProvider:
         self._route = config.openai_route
         self._reasoning = self.model.startswith(_REASONING_PREFIXES)
         self._vllm = config.provider == "vllm"
-        http = dict(api_key=api_key, max_retries=0, timeout=config.timeout,
-                    http_client=openai.DefaultAsyncHttpxClient(
-                        transport=bounded_transport(openai.DefaultAsyncHttpxClient,
-                                                    shared_ssl_context())))
+        http: _HttpOptions = {
+            "api_key": api_key, "max_retries": 0, "timeout": config.timeout,
+            "http_client": openai.DefaultAsyncHttpxClient(
+                transport=bounded_transport(openai.DefaultAsyncHttpxClient,
+                                            shared_ssl_context()))}
         base_url = client_url(base_url, http)
+        self.pool: ClientPool[openai.AsyncOpenAI]
         if azure:
-            self.pool = ClientPool(lambda: openai.AsyncAzureOpenAI(
-                azure_endpoint=base_url, azure_deployment=self.model, **http),
-                config.concurrency or 1)
+            self.pool = ClientPool(lambda: _azure_client(base_url, self.model, http),
+                                   config.concurrency or 1)
         else:
             self.pool = ClientPool(lambda: openai.AsyncOpenAI(base_url=base_url, **http),
                                    config.concurrency or 1)

@@ -202,8 +202,9 @@ def _block_text(block: Any) -> str | None:
     if not isinstance(block, dict):
         return str(block) if isinstance(block, str) else None
     kind = block.get("type")
-    if kind == "text" and isinstance(block.get("text"), str):
-        return block["text"].strip()
+    text = block.get("text")
+    if kind == "text" and isinstance(text, str):
+        return text.strip()
     if kind == "tool_use":
         args = json.dumps(block.get("input"), ensure_ascii=False, sort_keys=True, default=str)
         return f"[tool call {block.get('name', '?')}] {_clip(args, _TOOL_INPUT_CHARS)}"

@@ -57,6 +57,11 @@ def _task_list(results: dict[str, Any], key: str, path: Path) -> list[str]:
     return [str(x) for x in items]
 
 
+def _dict_or_empty(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
 def _id_of(value: Any, path: Path, field: str) -> str | None:
     """A task id as text: a string or an integer (``None`` when absent)."""
     if value is None:
@@ -70,7 +75,7 @@ def _call_task(call: dict[str, Any], path: Path, where: str) -> str | None:
     """The task a logged call belongs to (``weave_task_id``, or in its ``attributes``)."""
     if call.get("weave_task_id") is not None:
         return _id_of(call["weave_task_id"], path, f"{where}.weave_task_id")
-    attributes = call.get("attributes") if isinstance(call.get("attributes"), dict) else {}
+    attributes = _dict_or_empty(call.get("attributes"))
     return _id_of(attributes.get("weave_task_id"), path, f"{where}.attributes.weave_task_id")
 
 
@@ -122,7 +127,8 @@ def _tool_calls(message: dict[str, Any]) -> list[str]:
     out = []
     for call in message.get("tool_calls") or []:
         if isinstance(call, dict):
-            fn = call.get("function") if isinstance(call.get("function"), dict) else call
+            function = call.get("function")
+            fn: dict[str, Any] = function if isinstance(function, dict) else call
             out.append(f"(tool call {fn.get('name')}: {fn.get('arguments', '')})")
     return out
 
@@ -332,11 +338,13 @@ def materials_of(record: Any) -> dict[str, str]:
 
 
 def _model_of(config: dict[str, Any]) -> str | None:
-    args = config.get("agent_args") if isinstance(config.get("agent_args"), dict) else {}
+    args = _dict_or_empty(config.get("agent_args"))
     for key in ("model_name", "model", "model_id"):
-        if isinstance(args.get(key), str):
-            return args[key]
-    return config.get("model") if isinstance(config.get("model"), str) else None
+        value = args.get(key)
+        if isinstance(value, str):
+            return value
+    model = config.get("model")
+    return model if isinstance(model, str) else None
 
 
 def _task_ids(*sources: Iterable[str]) -> list[str]:
@@ -397,7 +405,7 @@ class HalAdapter:
             record = records.get(task_id)
             success = verdicts.get(task_id, verdict_of(record))
             transcript, call_model = calls.get(task_id, (histories.get(task_id, ""), None))
-            latency = latencies.get(task_id) if isinstance(latencies.get(task_id), dict) else {}
+            latency = _dict_or_empty(latencies.get(task_id))
             total_time = latency.get("total_time")
             prompt = prompts.get(task_id)
             out.append(RunResult(

@@ -124,7 +124,7 @@ def _from_scorer(spec: Any, sample: Any, scorer: str, run: RunResult,
         "usage": run.usage or usage_of(sample), "timestamp": run.timestamp or spec.created,
         "materials": {**materials_of(sample), **run.materials},
         "harness_status": "error" if failed else run.harness_status,
-        "harness_error": error.message if failed else run.harness_error,
+        "harness_error": error.message if failed and error is not None else run.harness_error,
         "metadata": {**run.metadata, **meta}})
 
 

@@ -70,7 +70,7 @@ def _plugin_factories() -> tuple[tuple[tuple[Plugin, Factory], ...], tuple[str, 
 def _factory(obj: Any) -> Factory:
     """A class or function is called for each new list; an instance is used as it is."""
     if isinstance(obj, type) or (callable(obj) and not isinstance(obj, Adapter)):
-        return obj  # type: ignore[no-any-return]
+        return obj
     return lambda: obj
 
 

@@ -22,6 +22,40 @@ from judgekit.ingest.transcripts.model import ExitStatus, Transcript
 from judgekit.ingest.transcripts.source import Source
 
 _ROLLOUT_TYPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+#: the file lines of an ``apply_patch`` envelope.
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$",
+                         re.M)
+
+
+def patch_files(calls: list[Any], cwd: str | None) -> list[str]:
+    """The files the session's ``apply_patch`` edits name, in order, once each (relative to
+    the session's working directory where it is known: the rollout records it, the
+    ``exec`` JSON stream does not, and names files by their absolute paths)."""
+    seen: dict[str, None] = {}
+    for call in calls:
+        args = call.arguments if isinstance(call.arguments, dict) else {}
+        texts = [v for v in args.values() if isinstance(v, str)]
+        changes = args.get("changes")
+        if isinstance(changes, list):  # the exec JSON stream: file_change items
+            texts = []
+            for change in changes:
+                if isinstance(change, dict) and isinstance(change.get("path"), str):
+                    seen.setdefault(_relative(change["path"], cwd))
+        elif isinstance(changes, dict):  # the rollout's patch_apply events
+            for path in changes:
+                seen.setdefault(_relative(str(path), cwd))
+        for text in texts:
+            if "*** Begin Patch" not in text:
+                continue
+            for m in _PATCH_FILE.finditer(text):
+                seen.setdefault(_relative(m.group(1) or m.group(2), cwd))
+    return list(seen)
+
+
+def _relative(path: str, cwd: str | None) -> str:
+    if cwd and path.startswith(cwd.rstrip("/") + "/"):
+        return path[len(cwd.rstrip("/")) + 1:]
+    return path
 _EXIT = re.compile(r"^(?:Process exited with code|Exit code:)\s*(-?\d+)", re.M)
 
 
@@ -95,6 +129,7 @@ class CodexReader:
         final = None
         stamps: list[Any] = []
         exec_codes: dict[str, int] = {}
+        cwd: str | None = None
         for i, event in enumerate(source.events):
             payload = event.get("payload")
             if event.get("timestamp") is not None:
@@ -104,6 +139,8 @@ class CodexReader:
                     raise source.fail(f"line {i + 1}.payload", "not an object")
                 continue
             kind, ptype = event.get("type"), payload.get("type")
+            if kind in ("session_meta", "turn_context") and isinstance(payload.get("cwd"), str):
+                cwd = payload["cwd"]
             if kind == "turn_context" and isinstance(payload.get("model"), str):
                 model = payload["model"]
             elif kind == "response_item":
@@ -148,6 +185,8 @@ class CodexReader:
         for call_id, code in exec_codes.items():
             b.set_exit_code(call_id, code)
         fields = _tokens(totals)
+        if files := patch_files(b.calls, cwd):
+            fields["patch_files"] = files
         return b.finish(model=model, exit_status=status,
                         wall_time_s=seconds_between(stamps[0], stamps[-1]) if stamps else None,
                         **({"final_message": final} if final else {}), **fields)
@@ -186,7 +225,10 @@ class CodexReader:
                 status = "completed" if status is None else status
             elif kind in ("turn.failed", "error"):
                 status = "error"
-        return b.finish(exit_status=status, **_tokens(totals))
+        fields = _tokens(totals)
+        if files := patch_files(b.calls, None):
+            fields["patch_files"] = files
+        return b.finish(exit_status=status, **fields)
 
 
 def _tokens(totals: dict[str, Any] | None) -> dict[str, Any]:

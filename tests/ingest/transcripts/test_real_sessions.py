@@ -126,6 +126,8 @@ def test_codex_rollout_and_exec_json(tmp_path: Path, agent_api: str) -> None:
         assert [c.arguments["command"] for c in shell][1] == FAIL_CMD
         assert [c.exit_code for c in shell] == [0, 1]
         assert "apply_patch" in [c.name for c in t.tool_calls]
+        # the file its apply_patch added: the stream names it by its absolute path
+        assert t.patch_files == (["hello.py"] if path == rollout else [str(work / "hello.py")])
         assert t.tokens_out == 44 and t.cache_read_tokens == 20 and t.cost_usd is None
         assert claims_success(t.final_message)
     assert read_transcript(rollout).model == "gpt-5.5"
