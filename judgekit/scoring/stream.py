@@ -63,7 +63,8 @@ _set = object.__setattr__
 _SHARED_FIELDS = frozenset({"run_id", "task_id", "arm", "model", "repo", "repo_source",
                             "test_status", "test_reason", "framework", "harness_status",
                             "sandbox", "precision", "recall", "f1", "precision_source",
-                            "recall_source", "f1_source", "duration_s", "tests_run"})
+                            "recall_source", "f1_source", "duration_s", "tests_run",
+                            "transcript_format", "exit_status"})
 _SHARED_AT = tuple(i for i, name in enumerate(_FIELDS) if name in _SHARED_FIELDS)
 _LISTS_AT = tuple(i for i, name in enumerate(_FIELDS)
                   if ScoredResult.model_fields[name].annotation == list[str])
@@ -102,33 +103,12 @@ def _row(scored: ScoredResult) -> tuple[Any, ...]:
     return tuple(values[name] for name in _FIELDS)
 
 
-class _Keys:
-    """An object whose attributes are the fields of a score, set in their order."""
-
-
-def _template() -> dict[str, Any]:
-    """A dict of every field of a score (``None`` each), whose copies share its keys: an
-    instance's attributes are kept so (a split table) and each copy holds only its values,
-    a third of a dict of its own."""
-    keys = _Keys()
-    for name in _FIELDS:
-        setattr(keys, name, None)
-    return keys.__dict__
-
-
-_TEMPLATE = _template()
-
-
 def _scored(row: tuple[Any, ...]) -> ScoredResult:
     """The score whose validated field values ``row`` holds, rebuilt as unpickling rebuilds
     a model (``BaseModel.__setstate__``), without validating them again: every field was
-    given when it was validated (the fields set is shared: see :data:`_FIELDS_SET`). Its
-    ``__dict__`` is a copy of :data:`_TEMPLATE` with the values set: the fields in their
-    order, the keys shared."""
-    values = _TEMPLATE.copy()
-    values.update(zip(_FIELDS, row))
+    given when it was validated (the fields set is shared: see :data:`_FIELDS_SET`)."""
     scored = _new(ScoredResult)
-    _set(scored, "__dict__", values)
+    _set(scored, "__dict__", dict(zip(_FIELDS, row)))
     _set(scored, "__pydantic_extra__", None)
     _set(scored, "__pydantic_fields_set__", _FIELDS_SET)
     _set(scored, "__pydantic_private__", None)

@@ -1,6 +1,6 @@
 """What a streamed score keeps (a million of them must fit in memory): equal lists of files
-are one list, each score's values sit in a dict that shares its keys, and none of that shows
-in what a score holds, says or serialises, nor lets one score change another."""
+are one list, and none of that shows in what a score holds, says or serialises, nor lets one
+score change another."""
 
 from __future__ import annotations
 
