@@ -101,8 +101,12 @@ def _add_isolation_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--memory-mb", type=_nonneg_int, default=None, metavar="MB",
                    help="address-space limit of every command, in MiB (default 32768; 0: none)")
     p.add_argument("--max-procs", type=_nonneg_int, default=None, metavar="N",
-                   help="process limit of every command (default 4096; 0: none; not "
-                        "enforced for root)")
+                   help="process limit of every command (default 4096; 0: none); the "
+                        "commands run as an unprivileged user, so it holds whoever runs "
+                        "judgekit")
+    p.add_argument("--max-file-mb", type=_nonneg_int, default=None, metavar="MB",
+                   help="largest file a command may write, in MiB (default 2048; 0: none); "
+                        "a larger write fails")
 
 
 def _add_executor_arguments(p: argparse.ArgumentParser) -> None:
@@ -129,11 +133,17 @@ def _nonneg_int(value: str) -> int:
 
 
 def limits_from(args: argparse.Namespace) -> object:
-    from judgekit.execute.sandbox import DEFAULT_MAX_PROCS, DEFAULT_MEMORY_MB, Limits
+    from judgekit.execute.sandbox import (
+        DEFAULT_FILE_MB,
+        DEFAULT_MAX_PROCS,
+        DEFAULT_MEMORY_MB,
+        Limits,
+    )
 
     memory = DEFAULT_MEMORY_MB if args.memory_mb is None else (args.memory_mb or None)
     procs = DEFAULT_MAX_PROCS if args.max_procs is None else (args.max_procs or None)
-    return Limits(memory_mb=memory, max_procs=procs)
+    file_mb = DEFAULT_FILE_MB if args.max_file_mb is None else (args.max_file_mb or None)
+    return Limits(memory_mb=memory, max_procs=procs, file_mb=file_mb)
 
 
 def add_sandbox_argument(p: argparse.ArgumentParser, what: str) -> None:

@@ -52,6 +52,7 @@ import functools
 import os
 import resource
 import shutil
+import signal
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -67,6 +68,8 @@ SANDBOXES: tuple[SandboxName, ...] = ("none", "bwrap")
 
 DEFAULT_MEMORY_MB = 32768
 DEFAULT_MAX_PROCS = 4096
+#: the largest file one command may write, in MiB (a larger write fails with EFBIG).
+DEFAULT_FILE_MB = 2048
 
 
 @dataclass(frozen=True)
@@ -75,12 +78,14 @@ class Limits:
 
     memory_mb: int | None = DEFAULT_MEMORY_MB
     max_procs: int | None = DEFAULT_MAX_PROCS
+    file_mb: int | None = DEFAULT_FILE_MB
 
     def preexec(self) -> Callable[[], None] | None:
-        """A function that applies the limits in the child before it execs."""
-        if self.memory_mb is None and self.max_procs is None:
+        """A function that applies the limits in the child before it execs (a write past
+        the file-size limit fails with EFBIG rather than killing the writer)."""
+        if self.memory_mb is None and self.max_procs is None and self.file_mb is None:
             return None
-        memory, procs = self.memory_mb, self.max_procs
+        memory, procs, file_mb = self.memory_mb, self.max_procs, self.file_mb
 
         def apply() -> None:  # pragma: no cover - runs in the child process
             if memory is not None:
@@ -88,6 +93,10 @@ class Limits:
                 resource.setrlimit(resource.RLIMIT_AS, (size, size))
             if procs is not None:
                 resource.setrlimit(resource.RLIMIT_NPROC, (procs, procs))
+            if file_mb is not None:
+                signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+                size = file_mb * 1024 * 1024
+                resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
 
         return apply
 

@@ -183,3 +183,15 @@ def test_a_toolchain_under_a_closed_home_stays_usable(suite_file: Path, tmp_path
         assert "private-key-canary" not in out.read_text()
     finally:
         shutil.rmtree(outside, ignore_errors=True)
+
+
+@needs_bwrap
+def test_a_file_past_the_size_limit_is_not_written(tmp_path: Path) -> None:
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    ws.mkdir()
+    home.mkdir()
+    out = run_shell("head -c 20000000 /dev/zero > big; echo exit=$?; wc -c < big",
+                    cwd=ws, timeout=60, sandbox=Bwrap(),
+                    spec=SandboxSpec(writable=(ws,), home=home, limits=Limits(file_mb=5)))
+    assert "exit=1" in out.stdout, out.output  # the write failed (EFBIG), not the shell
+    assert (ws / "big").stat().st_size == 5 * 1024 * 1024
