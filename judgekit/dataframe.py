@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from judgekit.audit.aggregate import AuditRecord
+from judgekit.audit.kind import AUDIT
 from judgekit.errors import ConfigError
 from judgekit.report.judged import verdict_of
 from judgekit.report.load import ReportInputs, load_report_dir
 from judgekit.ingest.models import ResultKey
+from judgekit.pairwise.kind import PAIRWISE
 
 if TYPE_CHECKING:
     import pandas
@@ -111,9 +113,9 @@ def to_dataframe(result: EvalResult | ReportInputs | str | Path,
     if table == "results":
         cols = list(RESULT_COLUMNS) + (list(AUDIT_COLUMNS) if inputs.audit else [])
         return pd.DataFrame(result_rows(inputs), columns=cols)
-    if table == "pairwise":
+    if table == PAIRWISE.name:
         return pd.DataFrame(pairwise_rows(inputs), columns=list(PAIRWISE_COLUMNS))
-    if table == "audit":
+    if table == AUDIT.name:
         rows = [{"task_id": r.task_id, "arm": r.arm, "attempt": r.attempt, **_audit_cols(r)}
                 for r in inputs.audit]
         return pd.DataFrame(rows, columns=["task_id", "arm", "attempt", *AUDIT_COLUMNS])
