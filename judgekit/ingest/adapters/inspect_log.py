@@ -79,13 +79,13 @@ def check_archive(path: Path) -> None:
 
 
 def _read(path: Path) -> Any:
+    if path.suffix == ".eval":  # a bomb is refused whether or not the extra is installed
+        check_archive(path)
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
         raise InputError(path, None, "an Inspect AI log; reading it needs the inspect "
                                      "extra: pip install 'judgekit[inspect]'") from None
-    if path.suffix == ".eval":
-        check_archive(path)
     try:
         return read_eval_log(str(path))
     except Exception as exc:  # inspect_ai raises several kinds for a broken log
