@@ -6,7 +6,7 @@ rubric; the verdict uses the rubric's verdict schema, where score 1 says the ite
 intrinsic defect that would make a correct solution fail. Verdicts are checked as run
 audits' are (logic, then evidence quoted verbatim from the item's texts), with samples,
 the cache, the cost cap and context fitting of the engine. One
-:class:`~judgekit.audit.aggregate.AuditRecord` per item (``arm`` ``item``, ``test_status``
+:class:`~judgekit.audit.records.AuditRecord` per item (``arm`` ``item``, ``test_status``
 ``not run``); an item is suspected when its own verdict blames it (``min_runs`` 1).
 
 Example:
@@ -24,12 +24,13 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from judgekit.audit.aggregate import AuditRecord, aggregate_tasks, combine_samples, sample_from_outcome
+from judgekit.audit.aggregate import aggregate_tasks, combine_samples, sample_from_outcome
 from judgekit.audit.checks import evidence_problems, logical_problems, missing_quotes
 from judgekit.audit.condense import condense
 from judgekit._resources import read_template
 from judgekit.audit.materials import RESERVE_TOKENS, Materials, allocate, fence
 from judgekit.audit.options import AuditOptions
+from judgekit.audit.records import AuditRecord
 from judgekit.audit.rubric import NONE_TYPE, Rubric, load_rubric
 from judgekit.audit.step import AuditResult
 from judgekit.audit.verdict import decoding_schema, verdict_schema

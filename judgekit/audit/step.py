@@ -1,7 +1,7 @@
 """The audit step: ask the judge about every result that did not pass, check, aggregate.
 
 :func:`run_audit` is the step's function: loaded runs and their scores in, an
-:class:`AuditResult` (one :class:`~judgekit.audit.aggregate.AuditRecord` per failed result,
+:class:`AuditResult` (one :class:`~judgekit.audit.records.AuditRecord` per failed result,
 and an :class:`~judgekit.audit.models.AuditStepSummary`) out.
 
 Example:
@@ -22,7 +22,6 @@ from typing import Any, ClassVar
 
 from judgekit.audit.aggregate import (
     FLAKY_CATEGORY,
-    AuditRecord,
     aggregate_tasks,
     combine_samples,
     contradict,
@@ -35,6 +34,7 @@ from judgekit.audit.materials import Materials, gather_materials
 from judgekit.audit.models import AuditStepSummary, AuditSummary, TaskAudit
 from judgekit.engine.tokens import CHARS_PER_TOKEN, estimate_tokens
 from judgekit.audit.options import AuditOptions
+from judgekit.audit.records import AuditRecord
 from judgekit.audit.rubric import NONE_TYPE, Rubric, load_rubric
 from judgekit.audit.verdict import decoding_schema, verdict_schema
 from judgekit.engine import Judge, JudgeRequest, Skip

@@ -207,7 +207,8 @@ def size_fact(bias: SizeBias | None) -> str | None:
 # --- the audit ----------------------------------------------------------------------------
 
 class VerdictView(BaseModel):
-    """The fields of an audit verdict a report shows (tolerant of partial verdicts)."""
+    """The fields of a record's verdict a report shows: the verdict's, or every one empty
+    for a record without a verdict (unscored, error)."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -222,7 +223,7 @@ class VerdictView(BaseModel):
 
 def verdict_of(rec: AuditRecord) -> VerdictView:
     """The record's verdict (empty when it has none)."""
-    return VerdictView.model_validate(rec.verdict or {})
+    return VerdictView.model_validate(rec.verdict.model_dump() if rec.verdict else {})
 
 
 def answers_of(rec: AuditRecord) -> int:

@@ -170,7 +170,7 @@ class AuditItem:
 
     def reveal(self) -> dict[str, Any]:
         r = self.record
-        verdict = r.verdict or {}
+        verdict = r.verdict.model_dump() if r.verdict else {}
         texts = {t["name"]: t["text"] for t in self.blind["texts"]}
         marks, not_found = [], []
         for quote in extract_quotes(verdict.get("evidence")):
