@@ -25,7 +25,11 @@ from functools import partial
 from typing import Any
 
 from judgekit.audit.aggregate import aggregate_tasks, combine_samples, sample_from_outcome
-from judgekit.audit.checks import evidence_problems, logical_problems, missing_quotes
+from judgekit.audit.checks import (
+    evidence_problems,
+    logical_problems,
+    verdict_quotes_missing,
+)
 from judgekit.audit.condense import condense
 from judgekit._resources import read_template
 from judgekit.audit.materials import RESERVE_TOKENS, Materials, allocate, fence
@@ -148,7 +152,7 @@ def run_item_audit(items: Sequence[BenchmarkItem], engine: Engine,
         chunk = range(n * opts.samples, (n + 1) * opts.samples)
         samples = [sample_from_outcome(
             outcomes[j], partial(_normalise_type, rubric),
-            lambda v, src=meta[j][0]: missing_quotes(v.get("evidence"), src)[0])
+            partial(verdict_quotes_missing, meta[j][0]))
             for j in chunk]
         records.append(AuditRecord(task_id=item.instance_id, arm=ITEM_ARM, attempt=0,
                                    test_status=NOT_RUN, materials_cut=meta[chunk[0]][1],

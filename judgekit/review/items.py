@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from judgekit.audit import AuditRecord, load_rubric
 from judgekit.audit.checks import extract_quotes
-from judgekit.audit.models import AuditSummary
+from judgekit.audit.models import AuditStats
 from judgekit.errors import JudgekitError
 from judgekit.ingest import RunResult
 from judgekit.pairwise import PairRecord
@@ -269,7 +269,7 @@ def load_queue(out_dir: Path, seed: int) -> Queue:
     return Queue(items, missing, audit_categories(inputs.summary.audit))
 
 
-def audit_categories(audit: AuditSummary | None) -> list[str]:
+def audit_categories(audit: AuditStats | None) -> list[str]:
     """The categories of the rubric the audit used, in the rubric's order; when that rubric
     cannot be loaded here (a rubric file not at hand), the categories the audit's verdicts
     named (``by_type``: counts over the whole audit, nothing of one item)."""

@@ -13,10 +13,10 @@ from judgekit.report.html_judged import audit_section
 from judgekit.report.judged import audit_run_line, record_title
 from judgekit.report.load import ReportInputs
 from judgekit.report.markdown import render_markdown
-from judgekit.summary import AuditSummary
+from judgekit.summary import AuditStats
 from tests.report.browser import open_page
 
-AUDIT = AuditSummary(rubric="commit-revert", judge="anthropic:m", samples=1, tries_total=50,
+AUDIT = AuditStats(rubric="commit-revert", judge="anthropic:m", samples=1, tries_total=50,
                      cost_usd=0.0)
 EMPTY = {"results": [], "arms": {}, "comparisons": [], "seed": 0}
 
