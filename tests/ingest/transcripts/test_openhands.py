@@ -255,3 +255,155 @@ def test_output_jsonl_of_several_instances(tmp_path: Path) -> None:
     assert rows_out["example__calc-9"]["tool_calls"] is None
     # its hand-in says the tests pass; its tests failed
     assert arm["n_claimed_unverified"] == 1
+
+
+class SdkHistory:
+    """OpenHands 1.x: the software-agent SDK's events, each tagged with its ``kind``."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+
+    def add(self, kind: str, source: str, **fields: Any) -> str:
+        n = len(self.events)
+        event_id = f"00000000-0000-4000-8000-{n:012d}"
+        self.events.append({"id": event_id, "timestamp": f"2026-03-02T10:00:{n:02d}.250000",
+                            "source": source, **fields, "kind": kind})
+        return event_id
+
+    def start(self, task: str) -> None:
+        self.add("ConversationStateUpdateEvent", "environment", key="execution_status",
+                 value="running")
+        self.add("SystemPromptEvent", "agent",
+                 system_prompt={"cache_prompt": False, "type": "text",
+                                "text": "You are OpenHands agent."}, tools=[])
+        self.add("MessageEvent", "user", llm_message={
+            "role": "user", "content": [{"cache_prompt": False, "type": "text", "text": task}],
+            "tool_calls": None}, activated_skills=[], extended_content=[])
+
+    def call(self, tool: str, action: dict[str, Any], thought: str = "") -> tuple[str, str]:
+        call_id = f"call_{len(self.events)}"
+        arguments = json.dumps({k: v for k, v in action.items() if k != "kind"})
+        event_id = self.add(
+            "ActionEvent", "agent",
+            thought=[{"cache_prompt": False, "type": "text", "text": thought}] if thought else [],
+            reasoning_content=None, thinking_blocks=[], responses_reasoning_item=None,
+            action=action, tool_name=tool, tool_call_id=call_id,
+            tool_call={"id": call_id, "responses_item_id": None, "name": tool,
+                       "arguments": arguments, "origin": "completion"},
+            llm_response_id=f"resp_{len(self.events)}", security_risk="UNKNOWN",
+            critic_result=None, summary=None)
+        return event_id, call_id
+
+    def answer(self, tool: str, ids: tuple[str, str], observation: dict[str, Any]) -> None:
+        self.add("ObservationEvent", "environment", tool_name=tool, tool_call_id=ids[1],
+                 observation=observation, action_id=ids[0])
+
+    def terminal(self, command: str, output: str, exit_code: int, thought: str = "") -> None:
+        ids = self.call("terminal", {"command": command, "is_input": False, "timeout": None,
+                                     "reset": False, "kind": "TerminalAction"}, thought)
+        self.answer("terminal", ids, {
+            "content": [{"cache_prompt": False, "type": "text", "text": output}],
+            "is_error": False, "command": command, "exit_code": exit_code, "timeout": False,
+            "metadata": {"exit_code": exit_code, "pid": -1, "username": "openhands",
+                         "hostname": "h", "working_dir": "/workspace/calc",
+                         "py_interpreter_path": "/usr/bin/python", "prefix": "",
+                         "suffix": f"\n[The command completed with exit code {exit_code}.]"},
+            "full_output_save_dir": None, "kind": "TerminalObservation"})
+
+    def edit(self, old: str, new: str, output: str, is_error: bool) -> None:
+        action = {"command": "str_replace", "path": "/workspace/calc/calc.py",
+                  "file_text": None, "old_str": old, "new_str": new, "insert_line": None,
+                  "view_range": None, "kind": "FileEditorAction"}
+        ids = self.call("file_editor", action, "Fix the sign.")
+        self.answer("file_editor", ids, {
+            "content": [{"cache_prompt": False, "type": "text", "text": output}],
+            "is_error": is_error, "command": "str_replace", "path": "/workspace/calc/calc.py",
+            "prev_exist": True, "old_content": None, "new_content": None,
+            "kind": "FileEditorObservation"})
+
+    def finish(self, message: str) -> None:
+        ids = self.call("finish", {"message": message, "kind": "FinishAction"})
+        self.answer("finish", ids, {
+            "content": [{"cache_prompt": False, "type": "text", "text": message}],
+            "is_error": False, "kind": "FinishObservation"})
+        self.add("ConversationStateUpdateEvent", "environment", key="execution_status",
+                 value="finished")
+
+
+def sdk_record(instance_id: str, history: SdkHistory, *, patch: str = PATCH,
+               error: str | None = None) -> dict[str, Any]:
+    """A 1.x output.jsonl line: its benchmarks leave ``metadata`` out of it."""
+    return {"instance_id": instance_id, "attempt": 1, "test_result": {"git_patch": patch},
+            "instruction": "Fix add in calc.py.", "metadata": None,
+            "history": history.events,
+            "metrics": {"model_name": "litellm_proxy/claude-sonnet-4-5",
+                        "accumulated_cost": 0.0456, "max_budget_per_task": None,
+                        "accumulated_token_usage": {
+                            "model": "litellm_proxy/claude-sonnet-4-5", "prompt_tokens": 7000,
+                            "completion_tokens": 420, "cache_read_tokens": 2500,
+                            "cache_write_tokens": 0, "reasoning_tokens": 0,
+                            "context_window": 200000, "per_turn_token": 1800,
+                            "response_id": ""},
+                        "costs": [], "response_latencies": [], "token_usages": []},
+            "error": error, "instance": {"instance_id": instance_id}, "runtime_runs": None}
+
+
+def test_sdk_submitted_run(tmp_path: Path) -> None:
+    h = SdkHistory()
+    h.start("Fix add in calc.py.")
+    h.terminal("cat calc.py", "def add(a, b):\n    return a - b", 0, "Let me look.")
+    h.edit("    return a - b", "    return a + b", "The file has been edited.", False)
+    h.terminal("python -m pytest -q", "1 failed in 0.05s", 1)
+    h.finish("Fixed add; the tests pass.")
+    data = _transcript(tmp_path, sdk_record("example__calc-1", h))
+    assert data["format"] == "openhands" and data["task_id"] == "example__calc-1"
+    assert data["exit_status"] == "submitted"
+    calls = data["tool_calls"]
+    assert [c["name"] for c in calls] == ["terminal", "file_editor", "terminal"]
+    assert [c["arguments"]["command"] for c in calls] == [
+        "cat calc.py", "str_replace", "python -m pytest -q"]
+    assert "kind" not in calls[0]["arguments"]
+    assert [c["exit_code"] for c in calls] == [0, None, 1]
+    assert calls[2]["output"] == "1 failed in 0.05s" and not calls[1]["error"]
+    assert data["patch_files"] == ["calc.py"]
+    assert (data["tokens_in"], data["tokens_out"], data["cache_read_tokens"]) == (
+        4500, 420, 2500)
+    assert data["cost_usd"] == 0.0456 and data["model"] == "litellm_proxy/claude-sonnet-4-5"
+    assert data["final_message"] == "Fixed add; the tests pass."
+    assert [t["role"] for t in data["turns"]] == [
+        "system", "user", "assistant", "tool", "assistant", "tool", "assistant", "tool",
+        "assistant"]
+
+
+def test_sdk_run_stopped_by_a_limit_or_an_error(tmp_path: Path) -> None:
+    for code, detail, status, limit in (
+            ("MaxIterationsReached", "Agent reached maximum iterations limit (3).",
+             "limits_exceeded", "steps"),
+            ("MaxBudgetReached", "Agent reached maximum budget limit ($1.0000); "
+                                 "accumulated cost $1.0200.", "limits_exceeded", "cost"),
+            ("AgentStuckError", "Agent got stuck in a loop", "error", None)):
+        h = SdkHistory()
+        h.start("Fix add in calc.py.")
+        h.terminal("ls", "calc.py", 0)
+        h.edit("return a -", "return a +", "No replacement was performed.", True)
+        h.add("AgentErrorEvent", "agent", tool_name="terminal", tool_call_id="call_bad",
+              error="Error validating args {} for tool 'terminal': command is required")
+        h.add("ConversationStateUpdateEvent", "environment", key="execution_status",
+              value="error")
+        h.add("ConversationErrorEvent", "environment", code=code, detail=detail)
+        data = _transcript(tmp_path, sdk_record("example__calc-2", h, patch=""))
+        assert (data["exit_status"], data["limit"]) == (status, limit), code
+        assert [c["error"] for c in data["tool_calls"]] == [None, True]
+        # the call that never became an action is a turn of its own
+        assert data["turns"][-1]["role"] == "tool"
+        assert "command is required" in data["turns"][-1]["text"]
+        assert data["patch_files"] == []
+
+
+def test_instance_that_failed_before_any_event(tmp_path: Path) -> None:
+    row = sdk_record("example__calc-3", SdkHistory(), patch="", error=(
+        "Instance failed after 3 retries. Last error: RuntimeError: sandbox did not start"))
+    row["metrics"] = None
+    data = _transcript(tmp_path, row)
+    assert data["exit_status"] == "error" and data["turns"] == [] and data["tool_calls"] == []
+    assert data["tokens_in"] is None and data["cost_usd"] is None
