@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -136,6 +137,19 @@ def read_labels(path: str | Path, column: str | None = None) -> LabelSet:
             blank += 1
             continue
         votes.setdefault(task, []).append(value)
+    labels, ties = majority_labels(votes)
+    return LabelSet(labels=labels, column=column, rows=rows, blank=blank, ties=ties,
+                    runs_per_task={t: len(v) for t, v in votes.items()})
+
+
+def majority_labels(votes: Mapping[str, Sequence[int]]) -> tuple[dict[str, int], list[str]]:
+    """Each task's majority of its 0/1 votes, and the tasks (sorted) whose votes split
+    evenly: ties, left out.
+
+    Example:
+        >>> majority_labels({"a": [1, 1, 0], "b": [0, 1], "c": [0]})
+        ({'a': 1, 'c': 0}, ['b'])
+    """
     labels: dict[str, int] = {}
     ties: list[str] = []
     for task, values in votes.items():
@@ -144,8 +158,7 @@ def read_labels(path: str | Path, column: str | None = None) -> LabelSet:
             ties.append(task)
         else:
             labels[task] = int(ones * 2 > len(values))
-    return LabelSet(labels=labels, column=column, rows=rows, blank=blank, ties=sorted(ties),
-                    runs_per_task={t: len(v) for t, v in votes.items()})
+    return labels, sorted(ties)
 
 
 def load_labels(path: str | Path, column: str | None = None) -> dict[str, int]:

@@ -24,11 +24,11 @@ import os
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
-from judgekit.audit.calibrate import LabelSet
+from judgekit.audit.calibrate import LabelSet, majority_labels
 from judgekit.audit.kind import AUDIT
 from judgekit.errors import InputError
 from judgekit.pairwise.gold import GoldLabel, Label
@@ -60,6 +60,10 @@ class AuditLabel(BaseModel):
 
     def key(self) -> AuditKey:
         return (self.task_id, self.arm, self.attempt, self.run_id or "")
+
+
+K = TypeVar("K", PairKey, AuditKey)
+L = TypeVar("L", GoldLabel, AuditLabel)
 
 
 def _now() -> str:
@@ -138,15 +142,9 @@ def audit_label_set(out_dir: Path) -> LabelSet:
     votes: dict[str, list[int]] = {}
     for a in last.values():
         votes.setdefault(a.task_id, []).append(a.label)
-    labels, ties = {}, []
-    for task, values in votes.items():
-        ones = sum(values)
-        if ones * 2 == len(values):
-            ties.append(task)
-        else:
-            labels[task] = int(ones * 2 > len(values))
+    labels, ties = majority_labels(votes)
     return LabelSet(labels=labels, column="label", rows=len(rows) + torn, blank=torn,
-                    ties=sorted(ties), runs_per_task={t: len(v) for t, v in votes.items()})
+                    ties=ties, runs_per_task={t: len(v) for t, v in votes.items()})
 
 
 class LabelStore:
@@ -189,11 +187,7 @@ class LabelStore:
                       dimension=dimension,
                       label=label, note=None, labeller=self.labeller, time=_now(),
                       shown_sha256=shown_sha256)
-        line = json.dumps(g.model_dump(mode="json", exclude_none=True)) + "\n"
-        with self._lock:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            _append(self.dir / PAIRWISE_FILE, line)
-            self.pairwise[(task_id, arm_a, arm_b, dimension)] = g
+        self._keep(PAIRWISE_FILE, g, self.pairwise, (task_id, arm_a, arm_b, dimension))
         return g
 
     def add_audit(self, key: AuditKey, label: Literal[0, 1], *, category: str | None,
@@ -202,9 +196,13 @@ class LabelStore:
         a = AuditLabel(task_id=task_id, arm=arm, attempt=attempt, run_id=run_id or None,
                        label=label, category=category, labeller=self.labeller, time=_now(),
                        shown_sha256=shown_sha256)
-        line = json.dumps(a.model_dump(mode="json", exclude_none=True)) + "\n"
+        self._keep(AUDIT_FILE, a, self.audit, key)
+        return a
+
+    def _keep(self, name: str, label: L, table: dict[K, L], key: K) -> None:
+        """Append ``label`` to file ``name`` and sync it, then keep it as ``table[key]``."""
+        line = json.dumps(label.model_dump(mode="json", exclude_none=True)) + "\n"
         with self._lock:
             self.dir.mkdir(parents=True, exist_ok=True)
-            _append(self.dir / AUDIT_FILE, line)
-            self.audit[key] = a
-        return a
+            _append(self.dir / name, line)
+            table[key] = label
