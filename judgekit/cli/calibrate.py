@@ -276,6 +276,10 @@ def _print_audit(result: Calibration, rows: int, column: str, blank: int,
     _print_kappa(result, "tasks", "agent", note=True)
     if result.disagreements:
         print("disagreements:  " + ", ".join(result.disagreements))
+    from judgekit.report.calibration_view import audit_labeller_lines
+
+    for line in audit_labeller_lines(result):
+        print(line)
 
 
 def _pair_records_path(verdicts: Path) -> Path:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal, TypeVar
@@ -130,7 +131,8 @@ def audit_label_set(out_dir: Path) -> LabelSet:
     """The audit labels of ``out_dir/labels/audit.jsonl`` as ``judgekit calibrate`` measures
     them: each labeller's last label per result, then per task the majority of them (a
     task whose labels split evenly is a tie, left out). A torn last line is left out (the
-    file is not changed) and counted with the blank rows."""
+    file is not changed) and counted with the blank rows. With two or more labellers, each
+    one's own task labels too, and each result's labels by labeller."""
     path = out_dir / "labels" / AUDIT_FILE
     if not path.is_file():
         raise InputError(path, None, "labels file not found")
@@ -139,12 +141,31 @@ def audit_label_set(out_dir: Path) -> LabelSet:
     for n, obj in rows:
         a = LabelStore._validate(AuditLabel, obj, path, n)
         last[(a.labeller, a.key())] = a
+    out = _task_labels(last.values(), rows=len(rows) + torn, blank=torn)
+    out.labellers = sorted({who for who, _ in last})
+    if len(out.labellers) > 1:
+        out.by_labeller = {who: _task_labels([a for (w, _), a in last.items() if w == who])
+                           for who in out.labellers}
+        for a in last.values():
+            out.by_result.setdefault(_result_name(a.key()), {})[a.labeller] = a.label
+    return out
+
+
+def _task_labels(given: Iterable[AuditLabel], rows: int | None = None,
+                 blank: int = 0) -> LabelSet:
+    """Per task the majority of ``given`` (ties left out); ``rows`` defaults to how many."""
     votes: dict[str, list[int]] = {}
-    for a in last.values():
+    for a in given:
         votes.setdefault(a.task_id, []).append(a.label)
     labels, ties = majority_labels(votes)
-    return LabelSet(labels=labels, column="label", rows=len(rows) + torn, blank=torn,
-                    ties=ties, runs_per_task={t: len(v) for t, v in votes.items()})
+    n = sum(len(v) for v in votes.values())
+    return LabelSet(labels=labels, column="label", rows=n if rows is None else rows,
+                    blank=blank, ties=ties, runs_per_task={t: len(v) for t, v in votes.items()})
+
+
+def _result_name(key: AuditKey) -> str:
+    task_id, arm, attempt, run_id = key
+    return f"{task_id} / {arm} / attempt {attempt}" + (f" / {run_id}" if run_id else "")
 
 
 class LabelStore:
