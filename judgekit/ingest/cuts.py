@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -116,20 +116,19 @@ def cap_result(result: RunResult, limit: int | None = None) -> int:
 def _safe_end(raw: bytes) -> bytes:
     """The longest prefix of ``raw`` (the inside of a JSON string, cut anywhere) that is
     valid JSON string text: no escape or UTF-8 character left half."""
-    for drop in range(0, min(len(raw), 16) + 1):
-        part = raw[:len(raw) - drop]
-        try:
-            orjson.loads(b'"' + part + b'"')
-            return part
-        except orjson.JSONDecodeError:
-            continue
-    return b""
+    return _safe(raw, lambda drop: raw[:len(raw) - drop])
 
 
 def _safe_start(raw: bytes) -> bytes:
     """The longest suffix of ``raw`` that is valid JSON string text (see :func:`_safe_end`)."""
+    return _safe(raw, lambda drop: raw[drop:])
+
+
+def _safe(raw: bytes, keep: Callable[[int], bytes]) -> bytes:
+    """The first of ``keep(0)``, ``keep(1)``, ... (up to 16 bytes dropped) that is valid
+    JSON string text; empty when none is."""
     for drop in range(0, min(len(raw), 16) + 1):
-        part = raw[drop:]
+        part = keep(drop)
         try:
             orjson.loads(b'"' + part + b'"')
             return part
