@@ -146,3 +146,29 @@ def test_report_md_holds_a_compact_account_of_a_long_transcript(tmp_path: Path) 
     assert len(part) < MARKDOWN_TRANSCRIPT_CHARS + 2_000
     assert "characters cut …]" in part and "Shown: " in part
     assert "(2 long texts cut); the whole session is in runs.jsonl." in part
+
+
+def test_a_transcript_renders_in_chromium_with_its_script_inert(tmp_path: Path) -> None:
+    from tests.report.browser import open_page
+
+    runs = [result("calc-001", "a", "failed").model_copy(update={"session": _session()})]
+    res = evaluate([write_runs(tmp_path / "runs.json", runs)], keep_runs=True)
+    out = tmp_path / "out"
+    write_reports(res, out)
+    load = open_page(out / "report.html", tmp_path, "report-transcript", size="800,600",
+                     keep=False)
+    assert load.console == [], "console messages:\n" + "\n".join(load.console)
+    assert load.page_requests == []
+    assert 'data-report-ready="yes"' in load.dom
+    assert load.dom.count("<script") == 1  # the report's own; the session's is text
+    assert '<div class="tool-call failed">' in load.dom
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in load.dom
+
+
+def test_the_documented_caps_are_the_ones_applied() -> None:
+    from judgekit.report import transcript_view as tv
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "reports.md").read_text("utf-8")
+    for chars in (tv.TEXT_CHARS, tv.COMMAND_CHARS, tv.OUTPUT_CHARS // 2, tv.TRANSCRIPT_CHARS,
+                  tv.MARKDOWN_TRANSCRIPT_CHARS):
+        assert f"{chars:,}" in doc
