@@ -18,6 +18,8 @@ Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
+from itertools import combinations
 from pathlib import Path
 
 import numpy as np
@@ -48,10 +50,17 @@ class LabelSet(BaseModel):
     ties: list[str] = Field(default_factory=list,
                             description="Tasks whose rows split evenly between 0 and 1: left out.")
     runs_per_task: dict[str, int] = Field(default_factory=dict)
+    labellers: list[str] = Field(default_factory=list, description="Who gave the labels, when "
+                                 "the labels name their labellers (empty otherwise).")
+    by_labeller: dict[str, LabelSet] = Field(
+        default_factory=dict, description="With two or more labellers: each one's own labels.")
+    by_result: dict[str, dict[str, int]] = Field(
+        default_factory=dict, description="With two or more labellers: each labelled result "
+                                          "→ labeller → label.")
 
 
-class Calibration(BaseModel):
-    """How well task-level audit verdicts match human labels."""
+class Agreement(BaseModel):
+    """Task-level audit verdicts against one set of human labels: agreement and kappa."""
 
     n: int = Field(description="Tasks with both a verdict and a label.")
     agreement: float | None
@@ -63,6 +72,53 @@ class Calibration(BaseModel):
     resamples_used: int | None = Field(
         None, description="Bootstrap resamples in which kappa is defined.")
     confusion: dict[str, int]
+
+
+class LabellerCalibration(Agreement):
+    """One labeller's labels against the verdicts: per task the majority of the results
+    they labelled."""
+
+    n_labels: int = Field(0, description="Results they labelled (their last label of each).")
+    label_ties: list[str] = Field(default_factory=list, description="Tasks whose results "
+                                  "they labelled 0 and 1 equally often: left out.")
+    disagreements: list[str] = Field(default_factory=list)
+
+
+class InterRater(BaseModel):
+    """How far the human raters agree with each other: Krippendorff's alpha."""
+
+    metric: str = "interval"
+    alpha: float | None = None
+    alpha_ci: tuple[float, float] | None = Field(
+        None, description="95% percentile bootstrap over items.")
+    n_items: int = Field(0, description="Items with two or more raters' values.")
+    n_raters: int = 0
+
+
+class LabellerPair(BaseModel):
+    """Two labellers on the results both labelled."""
+
+    labellers: tuple[str, str]
+    n: int = Field(0, description="Results both labelled.")
+    agreement: float | None = None
+    kappa: float | None = Field(None, description="Cohen's kappa; null when undefined (both "
+                                                  "gave every result the same label).")
+    kappa_ci: tuple[float, float] | None = Field(
+        None, description="95% percentile bootstrap over the results.")
+
+
+class LabellerAgreement(InterRater):
+    """How far the labellers agree with each other on the results two or more of them
+    labelled: Krippendorff's alpha (on 0/1 labels nominal and interval alpha are one), and
+    Cohen's kappa of each pair of labellers."""
+
+    metric: str = "nominal"
+    pairs: list[LabellerPair] = Field(default_factory=list)
+
+
+class Calibration(Agreement):
+    """How well task-level audit verdicts match human labels."""
+
     judge_ife_precision: float | None = None
     judge_ife_recall: float | None = None
     disagreements: list[str] = Field(default_factory=list)
@@ -73,6 +129,16 @@ class Calibration(BaseModel):
     label_rows: int | None = None
     resamples: int = stats.DEFAULT_RESAMPLES
     seed: int = stats.DEFAULT_SEED
+    labellers: dict[str, LabellerCalibration] = Field(
+        default_factory=dict, description="With labels of two or more labellers (those "
+                                          "`judgekit review` keeps): each labeller's labels "
+                                          "against the verdicts; the figures above are "
+                                          "against the pooled labels.")
+    labeller_agreement: LabellerAgreement | None = Field(
+        None, description="With two or more labellers: how far they agree with each other.")
+    labeller_note: str | None = Field(
+        None, description="Why there is no agreement between labellers to give, when the "
+                          "labels name their labellers.")
 
 
 def load_verdicts(path: str | Path) -> list[AuditRecord]:
@@ -136,6 +202,19 @@ def read_labels(path: str | Path, column: str | None = None) -> LabelSet:
             blank += 1
             continue
         votes.setdefault(task, []).append(value)
+    labels, ties = majority_labels(votes)
+    return LabelSet(labels=labels, column=column, rows=rows, blank=blank, ties=ties,
+                    runs_per_task={t: len(v) for t, v in votes.items()})
+
+
+def majority_labels(votes: Mapping[str, Sequence[int]]) -> tuple[dict[str, int], list[str]]:
+    """Each task's majority of its 0/1 votes, and the tasks (sorted) whose votes split
+    evenly: ties, left out.
+
+    Example:
+        >>> majority_labels({"a": [1, 1, 0], "b": [0, 1], "c": [0]})
+        ({'a': 1, 'c': 0}, ['b'])
+    """
     labels: dict[str, int] = {}
     ties: list[str] = []
     for task, values in votes.items():
@@ -144,8 +223,7 @@ def read_labels(path: str | Path, column: str | None = None) -> LabelSet:
             ties.append(task)
         else:
             labels[task] = int(ones * 2 > len(values))
-    return LabelSet(labels=labels, column=column, rows=rows, blank=blank, ties=sorted(ties),
-                    runs_per_task={t: len(v) for t, v in votes.items()})
+    return labels, sorted(ties)
 
 
 def load_labels(path: str | Path, column: str | None = None) -> dict[str, int]:
@@ -214,4 +292,63 @@ def calibrate(verdicts: dict[str, int], labels: dict[str, int] | LabelSet, *,
     tp, fp, fn = (cells["judge_1_human_1"], cells["judge_1_human_0"], cells["judge_0_human_1"])
     out.judge_ife_precision = tp / (tp + fp) if tp + fp else None
     out.judge_ife_recall = tp / (tp + fn) if tp + fn else None
+    if label_set is not None and label_set.labellers:
+        _by_labeller(out, verdicts, label_set, seed, resamples)
+    return out
+
+
+def labeller_name(who: str) -> str:
+    return who or "(no labeller named)"
+
+
+def _by_labeller(out: Calibration, verdicts: dict[str, int], label_set: LabelSet,
+                 seed: int, resamples: int) -> None:
+    """Each labeller's own figures and their agreement with each other (two or more
+    labellers), or why there are none."""
+    names = label_set.labellers
+    if len(names) < 2:
+        out.labeller_note = (f"one labeller ({labeller_name(names[0])}): no agreement between "
+                             "labellers to measure")
+        return
+    for who, own in label_set.by_labeller.items():
+        one = calibrate(verdicts, own.labels, seed=seed, resamples=resamples)
+        out.labellers[who] = LabellerCalibration(
+            **one.model_dump(include=set(Agreement.model_fields) | {"disagreements"}),
+            n_labels=own.rows, label_ties=own.ties)
+    out.labeller_agreement = labeller_agreement(label_set.by_result, names, seed=seed,
+                                                resamples=resamples)
+    if not out.labeller_agreement.n_items:
+        out.labeller_note = "no result was labelled by two or more labellers"
+
+
+def labeller_agreement(by_result: Mapping[str, Mapping[str, int]], labellers: Sequence[str],
+                       *, seed: int = stats.DEFAULT_SEED,
+                       resamples: int = stats.DEFAULT_RESAMPLES) -> LabellerAgreement:
+    """Krippendorff's alpha of the labellers' 0/1 labels (one unit per result, a missing
+    value where a labeller gave none), and Cohen's kappa of each pair of labellers over the
+    results both labelled.
+
+    Example:
+        >>> a = labeller_agreement({"r1": {"x": 1, "y": 1}, "r2": {"x": 1, "y": 0},
+        ...                         "r3": {"x": 0, "y": 0}, "r4": {"x": 0}}, ["x", "y"])
+        >>> round(a.alpha, 4), a.n_items, a.pairs[0].n, round(a.pairs[0].kappa, 4)
+        (0.4444, 3, 3, 0.4)
+    """
+    units = [[given.get(who) for who in labellers] for given in by_result.values()]
+    alpha, ci, n = stats.krippendorff_alpha_interval(units, seed=seed)
+    out = LabellerAgreement(alpha=alpha, alpha_ci=ci, n_items=n, n_raters=len(labellers))
+    for x, y in combinations(labellers, 2):
+        both = [(g[x], g[y]) for g in by_result.values() if x in g and y in g]
+        pair = LabellerPair(labellers=(x, y), n=len(both))
+        if both:
+            a, b = [p[0] for p in both], [p[1] for p in both]
+            pair.agreement = round(sum(i == j for i, j in both) / len(both), 6)
+            m = np.zeros((2, 2))
+            np.add.at(m, (a, b), 1)
+            kappa = stats.kappa_from_confusion(m)
+            pair.kappa = None if kappa is None else round(kappa, 6) + 0.0
+            if kappa is not None:
+                pair.kappa_ci, _ = stats.kappa_bootstrap_ci(
+                    a, b, range(len(both)), k=2, seed=seed, resamples=resamples)
+        out.pairs.append(pair)
     return out

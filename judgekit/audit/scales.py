@@ -49,7 +49,7 @@ from pydantic import BaseModel, Field
 
 from judgekit import stats
 from judgekit.audit.aggregate import AuditRecord
-from judgekit.audit.calibrate import Calibration, calibrate, task_scores
+from judgekit.audit.calibrate import Calibration, InterRater, calibrate, task_scores
 from judgekit.errors import InputError
 
 ID_COLUMNS = ("task_id", "instance_id")
@@ -182,17 +182,6 @@ def _decide(out: ScaleLabels) -> None:
             else:
                 labels[item] = int(got)
         out.by_column[c], out.ties_by_column[c], out.unlabelled_by_column[c] = labels, ties, blank
-
-
-class InterRater(BaseModel):
-    """How far the human raters agree with each other: Krippendorff's alpha."""
-
-    metric: str = "interval"
-    alpha: float | None = None
-    alpha_ci: tuple[float, float] | None = Field(
-        None, description="95% percentile bootstrap over items.")
-    n_items: int = Field(0, description="Items with two or more raters' values.")
-    n_raters: int = 0
 
 
 class ScaleAgreement(Calibration):

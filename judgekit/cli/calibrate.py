@@ -10,6 +10,7 @@ and the reports are rebuilt to show it.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,10 @@ from judgekit.cli._common import print_json, say
 
 if TYPE_CHECKING:
     from judgekit.audit.calibrate import Calibration
+    from judgekit.audit.scales import ScaleCalibration
     from judgekit.pairwise.calibrate import JudgeAgreement, PairwiseCalibration
+
+    Part = Calibration | PairwiseCalibration | ScaleCalibration
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -76,7 +80,7 @@ def _output_dir(verdicts: Path) -> Path | None:
     return verdicts if verdicts.is_dir() and (verdicts / SUMMARY_FILE).is_file() else None
 
 
-def _keep(verdicts: Path, part: Calibration | PairwiseCalibration) -> None:
+def _keep(verdicts: Path, part: Part) -> None:
     """Keep ``part`` in the output directory's calibration.json and rebuild its reports."""
     out = _output_dir(verdicts)
     if out is None:
@@ -151,10 +155,16 @@ def _run_audit(args: argparse.Namespace) -> int:
         labels = read_labels(args.labels, args.label_column)
     result = calibrate(verdicts, labels,
                        seed=stats.DEFAULT_SEED if args.seed is None else args.seed)
+    return _show(args, result, lambda r: _print_audit(r, labels.rows, labels.column,
+                                                      labels.blank, labels.ties))
+
+
+def _show(args: argparse.Namespace, result: Part, text: Callable[[Any], None]) -> int:
+    """Print ``result`` (JSON with --json, else ``text``), keep it in the output directory."""
     if args.json:
         print_json(result.model_dump(mode="json"))
     else:
-        _print_audit(result, labels.rows, labels.column, labels.blank, labels.ties)
+        text(result)
     _keep(args.verdicts, result)
     return 0
 
@@ -212,12 +222,7 @@ def _run_scales(args: argparse.Namespace) -> int:
     result = calibrate_scales(records, labels, label_map=label_map,
                               category_names=_category_names(args.verdicts),
                               seed=stats.DEFAULT_SEED if args.seed is None else args.seed)
-    if args.json:
-        print_json(result.model_dump(mode="json"))
-    else:
-        _print_scales(result)
-    _keep(args.verdicts, result)
-    return 0
+    return _show(args, result, _print_scales)
 
 
 def _print_scales(result: Any) -> None:
@@ -227,13 +232,7 @@ def _print_scales(result: Any) -> None:
           f"{result.n_items_without_label} without a label, {len(result.label_ties)} tied")
     print(f"items compared: {result.n} ({result.n_labels_without_verdict} labels without "
           f"verdict, {result.n_verdicts_without_label} verdicts without label)")
-    print(f"agreement:      {_num(result.agreement)}")
-    print("Cohen's kappa:  " + _kappa_text(result.kappa, result.kappa_ci, "items",
-                                             result.resamples, result.seed))
-    c = result.confusion
-    print("confusion:            human 1  human 0")
-    print(f"  judge 1 (defect)   {c['judge_1_human_1']:>7}  {c['judge_1_human_0']:>7}")
-    print(f"  judge 0 (none)     {c['judge_0_human_1']:>7}  {c['judge_0_human_0']:>7}")
+    _print_kappa(result, "items", "none", note=False)
     print(f"precision / recall of defect calls: {_num(result.judge_ife_precision)} / "
           f"{_num(result.judge_ife_recall)}")
     for col, cal in result.categories.items():
@@ -253,6 +252,20 @@ def _print_scales(result: Any) -> None:
             print(f"  {col} scores: alpha {_num(a.alpha)} over {a.n_items} items")
 
 
+def _print_kappa(result: Calibration, over: str, zero: str, *, note: bool) -> None:
+    """Agreement, Cohen's kappa with its interval over ``over`` (and, with ``note``, why it
+    is rough or not given), and the confusion matrix; a judge's 0 is called ``zero``."""
+    print(f"agreement:      {_num(result.agreement)}")
+    print("Cohen's kappa:  " + _kappa_text(result.kappa, result.kappa_ci, over,
+                                             result.resamples, result.seed))
+    if note and result.kappa_note:
+        print(f"                ({result.kappa_note})")
+    c = result.confusion
+    print("confusion:            human 1  human 0")
+    print(f"  judge 1 (defect)   {c['judge_1_human_1']:>7}  {c['judge_1_human_0']:>7}")
+    print(f"  {f'judge 0 ({zero})':<19}{c['judge_0_human_1']:>7}  {c['judge_0_human_0']:>7}")
+
+
 def _print_audit(result: Calibration, rows: int, column: str, blank: int,
                  ties: list[str]) -> None:
     print(f"tasks compared: {result.n} ({len(result.labels_without_verdict)} labels without "
@@ -260,17 +273,13 @@ def _print_audit(result: Calibration, rows: int, column: str, blank: int,
     print(f"labels:         {rows} rows of column {column!r}, {blank} "
           f"blank (skipped), {len(ties)} tied task(s) left out"
           + (f": {', '.join(ties)}" if ties else ""))
-    print(f"agreement:      {_num(result.agreement)}")
-    print("Cohen's kappa:  " + _kappa_text(result.kappa, result.kappa_ci, "tasks",
-                                             result.resamples, result.seed))
-    if result.kappa_note:
-        print(f"                ({result.kappa_note})")
-    c = result.confusion
-    print("confusion:            human 1  human 0")
-    print(f"  judge 1 (defect)   {c['judge_1_human_1']:>7}  {c['judge_1_human_0']:>7}")
-    print(f"  judge 0 (agent)    {c['judge_0_human_1']:>7}  {c['judge_0_human_0']:>7}")
+    _print_kappa(result, "tasks", "agent", note=True)
     if result.disagreements:
         print("disagreements:  " + ", ".join(result.disagreements))
+    from judgekit.report.calibration_view import audit_labeller_lines
+
+    for line in audit_labeller_lines(result):
+        print(line)
 
 
 def _pair_records_path(verdicts: Path) -> Path:
@@ -311,12 +320,7 @@ def _run_pairwise(args: argparse.Namespace) -> int:
         records, gold, default_judge=_default_judge(records_path),
         labels_file=args.labels.name,
         seed=stats.DEFAULT_SEED if args.seed is None else args.seed)
-    if args.json:
-        print_json(result.model_dump(mode="json"))
-    else:
-        _print_pairwise(result)
-    _keep(args.verdicts, result)
-    return 0
+    return _show(args, result, _print_pairwise)
 
 
 def _kappa_text(kappa: float | None, ci: Any, over: str, resamples: int, seed: int) -> str:

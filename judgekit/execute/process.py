@@ -36,6 +36,7 @@ from typing import IO
 
 from judgekit.execute.environment import clean_environment
 from judgekit.execute.sandbox import NoSandbox, Sandbox, SandboxSpec
+from judgekit.ingest.headtail import HeadTail
 from judgekit.ingest.models import Cut
 
 MAX_OUTPUT_BYTES = 1_000_000
@@ -82,7 +83,7 @@ class ProcessOutcome:
         return self.stdout or self.stderr
 
 
-class Capture:
+class Capture(HeadTail):
     """One output stream, kept bounded: its first bytes, a ring of its last ones, its whole
     size and SHA-256.
 
@@ -94,41 +95,27 @@ class Capture:
     """
 
     def __init__(self, limit: int | None = None) -> None:
-        limit = MAX_OUTPUT_BYTES if limit is None else limit
-        self.head_n = limit // 5
-        self.tail_n = limit - self.head_n
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.size = 0
+        super().__init__(MAX_OUTPUT_BYTES if limit is None else limit)
         self.sha = hashlib.sha256()
 
     def feed(self, chunk: bytes) -> None:
-        self.size += len(chunk)
         self.sha.update(chunk)
-        room = self.head_n - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        if chunk:
-            self.tail += chunk
-            if len(self.tail) > 2 * self.tail_n:
-                del self.tail[:-self.tail_n]
+        super().feed(chunk)
 
     def cut(self) -> Cut | None:
         """What was cut, or ``None`` when the stream is kept whole."""
-        if self.size <= self.head_n + self.tail_n:
+        if self.whole:
             return None
         return Cut(bytes=self.size, kept=self.head_n + self.tail_n,
                    sha256=self.sha.hexdigest())
 
     def text(self) -> str:
         """The stream (decoded, bad UTF-8 replaced), cut in the middle when over the cap."""
-        if self.cut() is None:
+        if self.whole:
             return (bytes(self.head) + bytes(self.tail)).decode("utf-8", errors="replace")
-        tail = bytes(self.tail[-self.tail_n:])
         missing = self.size - self.head_n - self.tail_n
         return (f"{bytes(self.head).decode('utf-8', errors='replace')}\n[... {missing} bytes "
-                f"cut by judgekit ...]\n{tail.decode('utf-8', errors='replace')}")
+                f"cut by judgekit ...]\n{self.last().decode('utf-8', errors='replace')}")
 
 
 def _pump(stream: IO[bytes], capture: Capture) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ import orjson
 from judgekit.diffs import files_touched
 from judgekit.errors import InputError
 from judgekit.io import cannot_read, open_regular
+from judgekit.ingest.headtail import HEAD_SHARE, HeadTail
 from judgekit.ingest.models import Cut, RunResult
 
 FIELD_BYTES = 1_000_000
@@ -38,8 +39,6 @@ head and tail."""
 READ_FIELD_BYTES = 1_000_000
 """Largest string of a result too long to read whole that reading keeps whole (bytes of its
 JSON text); a longer one keeps its head and tail."""
-_HEAD_SHARE = 5
-"""The head keeps 1/5 of what is kept, the tail the rest (a log's verdict is at its end)."""
 _BLOCK = 4 * 1024 * 1024
 _BODY = re.compile(rb'[^"\\\n]*(?:\\[^\n][^"\\\n]*)*')
 _OUTSIDE = re.compile(rb'["\n{}\[\]]')
@@ -64,7 +63,7 @@ def cut_text(text: str, limit: int = FIELD_BYTES, *, prior: Cut | None = None
     data = text.encode("utf-8", "surrogatepass")
     if len(data) <= limit:
         return text, prior
-    head_n = limit // _HEAD_SHARE
+    head_n = limit // HEAD_SHARE
     tail_n = limit - head_n
     head = data[:head_n].decode("utf-8", "ignore")
     tail = data[len(data) - tail_n:].decode("utf-8", "ignore")
@@ -117,20 +116,19 @@ def cap_result(result: RunResult, limit: int | None = None) -> int:
 def _safe_end(raw: bytes) -> bytes:
     """The longest prefix of ``raw`` (the inside of a JSON string, cut anywhere) that is
     valid JSON string text: no escape or UTF-8 character left half."""
-    for drop in range(0, min(len(raw), 16) + 1):
-        part = raw[:len(raw) - drop]
-        try:
-            orjson.loads(b'"' + part + b'"')
-            return part
-        except orjson.JSONDecodeError:
-            continue
-    return b""
+    return _safe(raw, lambda drop: raw[:len(raw) - drop])
 
 
 def _safe_start(raw: bytes) -> bytes:
     """The longest suffix of ``raw`` that is valid JSON string text (see :func:`_safe_end`)."""
+    return _safe(raw, lambda drop: raw[drop:])
+
+
+def _safe(raw: bytes, keep: Callable[[int], bytes]) -> bytes:
+    """The first of ``keep(0)``, ``keep(1)``, ... (up to 16 bytes dropped) that is valid
+    JSON string text; empty when none is."""
     for drop in range(0, min(len(raw), 16) + 1):
-        part = raw[drop:]
+        part = keep(drop)
         try:
             orjson.loads(b'"' + part + b'"')
             return part
@@ -139,16 +137,12 @@ def _safe_start(raw: bytes) -> bytes:
     return b""
 
 
-class _String:
+class _String(HeadTail):
     """One string of the text being read: all of it up to the cap, then its head and the
     last bytes read."""
 
     def __init__(self, cap: int, diff: str | None = None) -> None:
-        self.head_n = cap // _HEAD_SHARE
-        self.tail_n = cap - self.head_n
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.size = 0
+        super().__init__(cap)
         #: a diff's field name: the files its headers name are collected as it is read
         self.diff = diff
         self.files: set[bytes] = set()
@@ -159,27 +153,19 @@ class _String:
             text = self._carry + chunk
             self.files.update(m.group(1) for m in _HEADER.finditer(text))
             self._carry = text[-1024:]
-        self.size += len(chunk)
-        room = self.head_n - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        if chunk:
-            self.tail += chunk
-            if len(self.tail) > 2 * self.tail_n:
-                del self.tail[:-self.tail_n]
+        self.feed(chunk)
 
     def text(self, closed: bool = True) -> bytes:
         """The string's JSON text, quotes included (``closed``: the closing one too); cut
         in the middle when over the cap (a closed cut diff followed by a member that lists
         the files its headers named)."""
         if not closed:
-            return self.text(True)[:1 + len(self.head) + len(self.tail)] if (
-                self.size <= self.head_n + self.tail_n) else b'"' + bytes(self.head)
-        if self.size <= self.head_n + self.tail_n:
+            return (self.text(True)[:1 + len(self.head) + len(self.tail)] if self.whole
+                    else b'"' + bytes(self.head))
+        if self.whole:
             return b'"' + bytes(self.head) + bytes(self.tail) + b'"'
         head = _safe_end(bytes(self.head))
-        tail = _safe_start(bytes(self.tail[-self.tail_n:]))
+        tail = _safe_start(self.last())
         cut = self.size - len(head) - len(tail)
         mark = orjson.dumps(_marker(cut, " on reading"))[1:-1]
         text = b'"' + head + mark + tail + b'"'

@@ -11,6 +11,7 @@ Example:
 from __future__ import annotations
 
 from judgekit.audit import Calibration
+from judgekit.audit.calibrate import labeller_name
 from judgekit.audit.scales import ScaleCalibration
 from judgekit.pairwise.calibrate import LABELS, JudgeAgreement, PairwiseCalibration
 from judgekit.report.format import interval, num, pct
@@ -65,10 +66,6 @@ def pairwise_sentence(cal: PairwiseCalibration) -> str:
     return text + ("" if cal.jury is not None else " No jury verdict in these records.")
 
 
-def labeller_name(who: str) -> str:
-    return who or "(no labeller named)"
-
-
 def labellers_sentence(cal: PairwiseCalibration) -> str | None:
     """With two or more labellers: who labelled how much, how far they agree, and the ties
     left out of the pooled labels; None with one labeller."""
@@ -100,6 +97,32 @@ def audit_sentence(cal: Calibration) -> str:
     return (f"Audit verdicts against human labels on {cal.n} tasks: agreement "
             f"{pct(cal.agreement)}, Cohen's kappa {_kappa(cal.kappa, cal.kappa_ci)}"
             + (f" ({cal.kappa_note})" if cal.kappa_note else "") + ".")
+
+
+def audit_labeller_lines(cal: Calibration) -> list[str]:
+    """With labels of two or more labellers: each one's figures, then how far they agree
+    with each other; with one, why there is no such figure; nothing for unnamed labels."""
+    lines = []
+    if cal.labellers:
+        who = ", ".join(f"{labeller_name(n)} {c.n_labels}" for n, c in cal.labellers.items())
+        lines.append(f"Audit labels of {len(cal.labellers)} labellers (results labelled: "
+                     f"{who}); the figures above are against the pooled labels: per task the "
+                     "label most of its labelled results were given.")
+        lines += [f"{labeller_name(n)}: agreement {pct(c.agreement)}, Cohen's kappa "
+                  f"{_kappa(c.kappa, c.kappa_ci)} over {c.n} tasks"
+                  + (f" ({c.kappa_note})" if c.kappa_note else "") + "."
+                  for n, c in cal.labellers.items()]
+    a = cal.labeller_agreement
+    if a is not None and a.n_items:
+        lines.append(f"Between the labellers: Krippendorff's alpha ({a.metric}) "
+                     f"{_kappa(a.alpha, a.alpha_ci)} over {a.n_items} results two or more "
+                     "labelled.")
+        lines += [f"{labeller_name(p.labellers[0])} vs {labeller_name(p.labellers[1])}: "
+                  f"agreement {pct(p.agreement)}, Cohen's kappa {_kappa(p.kappa, p.kappa_ci)} "
+                  f"over {p.n} results." for p in a.pairs]
+    if cal.labeller_note:
+        lines.append(f"No agreement between labellers: {cal.labeller_note}.")
+    return lines
 
 
 def scales_lines(cal: ScaleCalibration) -> list[str]:

@@ -178,6 +178,9 @@ def _calibration(inputs: ReportInputs) -> str:
                          + "</figure>")
     if cal.audit is not None:
         parts.append(f"<p>{e(cv.audit_sentence(cal.audit))}</p>")
+        labellers = cv.audit_labeller_lines(cal.audit)
+        if labellers:
+            parts.append("<ul>" + "".join(f"<li>{e(x)}</li>" for x in labellers) + "</ul>")
     if cal.audit_scales is not None:
         parts.append("<ul>" + "".join(f"<li>{e(x)}</li>"
                                       for x in cv.scales_lines(cal.audit_scales)) + "</ul>")

@@ -117,6 +117,8 @@ def _calibration(inputs: ReportInputs) -> list[str]:
                 lines += [f"_{md(a.kappa_note, block=False)}_", ""]
     if cal.audit is not None:
         lines += [md(cv.audit_sentence(cal.audit)), ""]
+        labellers = cv.audit_labeller_lines(cal.audit)
+        lines += [f"- {md(x, block=False)}" for x in labellers] + ([""] if labellers else [])
     if cal.audit_scales is not None:
         lines += [f"- {md(x, block=False)}" for x in cv.scales_lines(cal.audit_scales)] + [""]
     return lines

@@ -20,7 +20,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 from judgekit.audit import AuditRecord, load_rubric
 from judgekit.audit.checks import extract_quotes
@@ -54,18 +54,30 @@ def _run_key(task_id: str, arm: str, attempt: int, run_id: str | None) -> RunKey
     return (task_id, arm, attempt, run_id or "")
 
 
-@dataclass
-class PairItem:
-    record: PairRecord
-    flipped: bool
-    blind: dict[str, Any]
-    shown_sha256: str
+R = TypeVar("R", PairRecord, AuditRecord)
 
-    kind = "pairwise"
+
+@dataclass
+class _Item(Generic[R]):
+    """A record, what is shown of it before it is labelled, and that view's hash."""
+
+    record: R
+    blind: dict[str, Any]
+    shown_sha256: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.shown_sha256 = sha256_of(self.blind)
 
     @property
     def task_id(self) -> str:
         return self.record.task_id
+
+
+@dataclass
+class PairItem(_Item[PairRecord]):
+    flipped: bool = False
+
+    kind = "pairwise"
 
     def key(self, dimension: str) -> PairKey:
         return (self.record.task_id, self.record.arm_a, self.record.arm_b, dimension)
@@ -141,16 +153,8 @@ class PairItem:
 
 
 @dataclass
-class AuditItem:
-    record: AuditRecord
-    blind: dict[str, Any]
-    shown_sha256: str
-
+class AuditItem(_Item[AuditRecord]):
     kind = "audit"
-
-    @property
-    def task_id(self) -> str:
-        return self.record.task_id
 
     def key(self) -> AuditKey:
         r = self.record
@@ -259,13 +263,13 @@ def load_queue(out_dir: Path, seed: int) -> Queue:
         blind: dict[str, Any] = {
             "kind": "pairwise", "task": _task(ra or rb, rec.task_id),
             "left": b if flipped else a, "right": a if flipped else b, "dimensions": dims}
-        items.append(PairItem(rec, flipped, blind, sha256_of(blind)))
+        items.append(PairItem(rec, blind, flipped))
     for arec in inputs.audit:
         run, _ = lookup(arec.task_id, arec.arm, arec.attempt, arec.run_id)
         shown: dict[str, Any] = {
             "kind": "audit", "task": _task(run, arec.task_id),
             "test_status": arec.test_status, "texts": audit_texts(run)}
-        items.append(AuditItem(arec, shown, sha256_of(shown)))
+        items.append(AuditItem(arec, shown))
     return Queue(items, missing, audit_categories(inputs.summary.audit))
 
 

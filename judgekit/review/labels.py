@@ -22,13 +22,14 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
-from judgekit.audit.calibrate import LabelSet
+from judgekit.audit.calibrate import LabelSet, majority_labels
 from judgekit.audit.kind import AUDIT
 from judgekit.errors import InputError
 from judgekit.pairwise.gold import GoldLabel, Label
@@ -60,6 +61,10 @@ class AuditLabel(BaseModel):
 
     def key(self) -> AuditKey:
         return (self.task_id, self.arm, self.attempt, self.run_id or "")
+
+
+K = TypeVar("K", PairKey, AuditKey)
+L = TypeVar("L", GoldLabel, AuditLabel)
 
 
 def _now() -> str:
@@ -126,7 +131,8 @@ def audit_label_set(out_dir: Path) -> LabelSet:
     """The audit labels of ``out_dir/labels/audit.jsonl`` as ``judgekit calibrate`` measures
     them: each labeller's last label per result, then per task the majority of them (a
     task whose labels split evenly is a tie, left out). A torn last line is left out (the
-    file is not changed) and counted with the blank rows."""
+    file is not changed) and counted with the blank rows. With two or more labellers, each
+    one's own task labels too, and each result's labels by labeller."""
     path = out_dir / "labels" / AUDIT_FILE
     if not path.is_file():
         raise InputError(path, None, "labels file not found")
@@ -135,18 +141,31 @@ def audit_label_set(out_dir: Path) -> LabelSet:
     for n, obj in rows:
         a = LabelStore._validate(AuditLabel, obj, path, n)
         last[(a.labeller, a.key())] = a
+    out = _task_labels(last.values(), rows=len(rows) + torn, blank=torn)
+    out.labellers = sorted({who for who, _ in last})
+    if len(out.labellers) > 1:
+        out.by_labeller = {who: _task_labels([a for (w, _), a in last.items() if w == who])
+                           for who in out.labellers}
+        for a in last.values():
+            out.by_result.setdefault(_result_name(a.key()), {})[a.labeller] = a.label
+    return out
+
+
+def _task_labels(given: Iterable[AuditLabel], rows: int | None = None,
+                 blank: int = 0) -> LabelSet:
+    """Per task the majority of ``given`` (ties left out); ``rows`` defaults to how many."""
     votes: dict[str, list[int]] = {}
-    for a in last.values():
+    for a in given:
         votes.setdefault(a.task_id, []).append(a.label)
-    labels, ties = {}, []
-    for task, values in votes.items():
-        ones = sum(values)
-        if ones * 2 == len(values):
-            ties.append(task)
-        else:
-            labels[task] = int(ones * 2 > len(values))
-    return LabelSet(labels=labels, column="label", rows=len(rows) + torn, blank=torn,
-                    ties=sorted(ties), runs_per_task={t: len(v) for t, v in votes.items()})
+    labels, ties = majority_labels(votes)
+    n = sum(len(v) for v in votes.values())
+    return LabelSet(labels=labels, column="label", rows=n if rows is None else rows,
+                    blank=blank, ties=ties, runs_per_task={t: len(v) for t, v in votes.items()})
+
+
+def _result_name(key: AuditKey) -> str:
+    task_id, arm, attempt, run_id = key
+    return f"{task_id} / {arm} / attempt {attempt}" + (f" / {run_id}" if run_id else "")
 
 
 class LabelStore:
@@ -189,11 +208,7 @@ class LabelStore:
                       dimension=dimension,
                       label=label, note=None, labeller=self.labeller, time=_now(),
                       shown_sha256=shown_sha256)
-        line = json.dumps(g.model_dump(mode="json", exclude_none=True)) + "\n"
-        with self._lock:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            _append(self.dir / PAIRWISE_FILE, line)
-            self.pairwise[(task_id, arm_a, arm_b, dimension)] = g
+        self._keep(PAIRWISE_FILE, g, self.pairwise, (task_id, arm_a, arm_b, dimension))
         return g
 
     def add_audit(self, key: AuditKey, label: Literal[0, 1], *, category: str | None,
@@ -202,9 +217,13 @@ class LabelStore:
         a = AuditLabel(task_id=task_id, arm=arm, attempt=attempt, run_id=run_id or None,
                        label=label, category=category, labeller=self.labeller, time=_now(),
                        shown_sha256=shown_sha256)
-        line = json.dumps(a.model_dump(mode="json", exclude_none=True)) + "\n"
+        self._keep(AUDIT_FILE, a, self.audit, key)
+        return a
+
+    def _keep(self, name: str, label: L, table: dict[K, L], key: K) -> None:
+        """Append ``label`` to file ``name`` and sync it, then keep it as ``table[key]``."""
+        line = json.dumps(label.model_dump(mode="json", exclude_none=True)) + "\n"
         with self._lock:
             self.dir.mkdir(parents=True, exist_ok=True)
-            _append(self.dir / AUDIT_FILE, line)
-            self.audit[key] = a
-        return a
+            _append(self.dir / name, line)
+            table[key] = label

@@ -1,8 +1,9 @@
-"""``judgekit calibrate DIR`` over the labels of several labellers: per labeller, pooled (the
-majority; ties left out and counted), and how far the labellers agree."""
+"""``judgekit calibrate DIR`` over the labels of several labellers, pairwise and audit: per
+labeller, pooled (the majority; ties left out and counted), and how far the labellers agree."""
 
 from __future__ import annotations
 
+import html
 import json
 import shutil
 from pathlib import Path
@@ -95,4 +96,101 @@ def test_calibrate_without_labels_reads_the_audit_labels_as_the_same_rows_in_a_c
     # the lines read: each labeller's last per result counts, ana's first four superseded
     assert (got.pop("label_rows"), want.pop("label_rows")) == (3 * len(records),
                                                                 2 * len(records))
+    # the CSV names no labellers; the review's labels give each labeller's figures apart
+    assert (got.pop("labeller_note"), want.pop("labeller_note")) == (None, None)
+    assert got.pop("labeller_agreement")["alpha"] == 1.0 and want.pop("labeller_agreement") is None
+    assert list(got.pop("labellers")) == ["ana", "bo"] and want.pop("labellers") == {}
     assert got == want and got["n"] == len({r["task_id"] for r in records})
+
+
+def _audit_keys(out: Path) -> dict[str, tuple[str, str, int, str]]:
+    """``task/arm`` → the key of that audited result."""
+    records = [json.loads(x) for x in (out / "audit.jsonl").read_text().splitlines()]
+    return {f"{r['task_id']}/{r['arm']}": (r["task_id"], r["arm"], r["attempt"],
+                                           r.get("run_id") or "") for r in records}
+
+
+#: ana labels all four audited results as the judge does (calc-002 a defect of the task);
+#: bo labels three of them and blames the agent on calc-002/b.
+ANA = {"calc-002/a": 1, "calc-002/b": 1, "calc-001/a": 0, "calc-001/b": 0}
+BO = {"calc-002/a": 1, "calc-002/b": 0, "calc-001/a": 0}
+
+
+def _label_audit(out: Path, **by_labeller: dict[str, int]) -> None:
+    keys = _audit_keys(out)
+    assert sorted(keys) == sorted(ANA)
+    for who, labels in by_labeller.items():
+        store = LabelStore(out, who)
+        for item, label in labels.items():
+            store.add_audit(keys[item], label, category=None, shown_sha256="0" * 64)  # type: ignore[arg-type]
+
+
+def test_two_audit_labellers_are_calibrated_apart_and_against_each_other(
+        audited_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(audited_out, tmp_path / "out"))
+    _label_audit(out, ana=ANA, bo=BO)
+    proc = judgekit("calibrate", out, "--json")
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    # pooled: calc-002 1 (three 1s of four), calc-001 0: as the judge
+    assert got["n"] == 2 and got["agreement"] == 1.0 and got["labeller_note"] is None
+    ana, bo = got["labellers"]["ana"], got["labellers"]["bo"]
+    assert (ana["n_labels"], ana["n"], ana["agreement"], ana["kappa"]) == (4, 2, 1.0, 1.0)
+    # bo split calc-002 evenly: a tie, left out of bo's figures; one task left, one label
+    assert (bo["n_labels"], bo["n"], bo["label_ties"]) == (3, 1, ["calc-002"])
+    assert bo["agreement"] == 1.0 and bo["kappa"] is None and "undefined" in bo["kappa_note"]
+    # by hand, over the three results both labelled (ana 1 1 0, bo 1 0 0): six values, three
+    # 1s and three 0s, one unit split: alpha = 1 - (6 - 1) * 2 / (2 * 3 * 3) = 4/9;
+    # kappa: observed 2/3, by chance 2/3 * 1/3 + 1/3 * 2/3 = 4/9: (2/3 - 4/9) / (5/9) = 0.4
+    a = got["labeller_agreement"]
+    assert a["alpha"] == pytest.approx(4 / 9, abs=1e-6) and a["metric"] == "nominal"
+    assert (a["n_items"], a["n_raters"]) == (3, 2)
+    assert a["alpha_ci"][0] <= a["alpha"] <= a["alpha_ci"][1]
+    [pair] = a["pairs"]
+    assert pair["labellers"] == ["ana", "bo"] and pair["n"] == 3
+    assert pair["agreement"] == pytest.approx(2 / 3, abs=1e-6)
+    assert pair["kappa"] == pytest.approx(0.4, abs=1e-6)
+    # each labeller's figures are those of a CSV of their rows alone
+    for who, labels in (("ana", ANA), ("bo", BO)):
+        csv = tmp_path / f"{who}.csv"
+        csv.write_text("task_id,label\n" + "".join(f"{k.split('/')[0]},{v}\n"
+                                                   for k, v in labels.items()))
+        alone = json.loads(judgekit("calibrate", out, "--labels", csv, "--json").stdout)
+        mine = got["labellers"][who]
+        assert {k: mine[k] for k in ("n", "agreement", "kappa", "kappa_ci", "confusion",
+                                     "disagreements")} == {
+            k: alone[k] for k in ("n", "agreement", "kappa", "kappa_ci", "confusion",
+                                  "disagreements")}
+        assert mine["label_ties"] == alone["label_ties"]
+
+
+def test_the_audit_labellers_are_in_the_command_output_and_the_reports(
+        audited_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(audited_out, tmp_path / "out"))
+    _label_audit(out, ana=ANA, bo=BO)
+    proc = judgekit("calibrate", out)
+    assert proc.returncode == 0, proc.stderr
+    md = (out / "report.md").read_text(encoding="utf-8")
+    page = html.unescape((out / "report.html").read_text(encoding="utf-8"))
+    for text in (proc.stdout, md, page):
+        assert "Audit labels of 2 labellers (results labelled: ana 4, bo 3)" in text
+        assert "Between the labellers: Krippendorff's alpha (nominal) 0.444 [" in text
+        assert "ana vs bo: agreement 66.7%, Cohen's kappa 0.400" in text
+
+
+def test_one_audit_labeller_gives_no_agreement_between_labellers_and_says_why(
+        audited_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(audited_out, tmp_path / "out"))
+    _label_audit(out, ana=ANA)
+    proc = judgekit("calibrate", out, "--json")
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    assert got["labellers"] == {} and got["labeller_agreement"] is None
+    assert got["labeller_note"] == ("one labeller (ana): no agreement between labellers to "
+                                    "measure")
+    assert got["n"] == 2 and got["agreement"] == 1.0
+    text = judgekit("calibrate", out)
+    assert text.returncode == 0, text.stderr
+    why = "No agreement between labellers: one labeller (ana)"
+    assert why in text.stdout and "Krippendorff" not in text.stdout
+    assert why in (out / "report.md").read_text(encoding="utf-8")
