@@ -191,3 +191,13 @@ def test_older_jsonl_run_files_scored_in_shards_link_their_sessions(tmp_path: Pa
     rows = list(iter_items(run, reading))
     assert [r.transcript_format for r in rows] == ["swe-agent", None, "swe-agent", None]
     assert rows[1].transcript_unreadable == "not found under the run file's directory"
+
+
+def test_a_bare_list_of_results_gets_the_sessions_its_metadata_names(tmp_path: Path) -> None:
+    from judgekit.ingest.load import load_runs
+
+    lines = _old_jsonl(tmp_path).read_text().splitlines()
+    run = tmp_path / "old.json"
+    run.write_text("[" + ",".join(lines) + "]")
+    t1, t2, t3, _ = load_runs(run)
+    assert t1.session is not None and t3.session is not None and t2.session is None
