@@ -37,7 +37,7 @@ from judgekit.ingest.adapters.native import NativeAdapter
 from judgekit.ingest.cuts import compact_value, mark_read_cuts
 from judgekit.ingest.fastjson import loads
 from judgekit.ingest.jsondoc import NotStreamable, StreamedDocument, stream_document
-from judgekit.ingest.models import RunFile, RunResult
+from judgekit.ingest.models import ResultKey, RunFile, RunResult
 from judgekit.ingest.transcripts.link import UNREADABLE_KEY, link_named
 from judgekit.ingest.validation import validate
 from judgekit.outputs import REPORT_MD, RESULTS_FILE, SUMMARY_FILE
@@ -251,7 +251,7 @@ class Reading(Generic[T]):
     def label(self, item: T) -> str:
         """How a duplicate is named in the warnings."""
         r: RunResult = item  # type: ignore[assignment]
-        return f"{r.task.id} / {r.arm} / attempt {r.attempt} (run {r.run_id})"
+        return ResultKey.of(r).with_run()
 
     def transcript_problem(self, item: T) -> str | None:
         """Why the transcript file the item's result names could not be read, if so."""
