@@ -53,11 +53,14 @@ class LinkReport:
     unmatched_files: list[str] = field(default_factory=list)
     #: (file, why) for each file that could not be read
     unreadable: list[tuple[str, str]] = field(default_factory=list)
+    #: for each file read with lines that are not JSON: how many, said
+    partial: list[str] = field(default_factory=list)
 
     def warnings(self) -> list[str]:
         out = []
         bad = [f"{path}: {why}" for path, why in self.unreadable]
         for items, what in ((bad, "transcript file(s) could not be read"),
+                            (self.partial, "transcript file(s) read in part"),
                             (self.unmatched_files, "transcript file(s) matched no result")):
             if items:
                 more = f" and {len(items) - _MAX_LISTED} more" if len(items) > _MAX_LISTED \
@@ -101,6 +104,8 @@ def index(directory: Path, report: LinkReport, wanted: set[str]
         if read.unrecognised:
             report.unreadable.append((str(path), "no known transcript format"))
             continue
+        if (left_out := read.left_out()) is not None:
+            report.partial.append(left_out)
         hit = False
         for t in read.transcripts:
             task = t.task_id or by_name
