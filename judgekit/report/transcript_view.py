@@ -232,7 +232,7 @@ def evidence_quotes(verdicts: Sequence[AuditRecord]) -> list[str]:
     out: list[str] = []
     for v in verdicts:
         if v.state == "valid" and v.verdict:
-            for q in verified_quotes(v.verdict.get("evidence"), v.quotes_not_found):
+            for q in verified_quotes(v.verdict.evidence, v.quotes_not_found):
                 if q not in out:
                     out.append(q)
     return out
@@ -247,6 +247,6 @@ def shown_transcript(session: Transcript | None, verdicts: Sequence[AuditRecord]
     return transcript_view(session, evidence_quotes(verdicts), cap=cap)
 
 
-__all__ = ["COMMAND_CHARS", "CallView", "MARKDOWN_TRANSCRIPT_CHARS", "OUTPUT_CHARS", "Piece", "StepView", "TEXT_CHARS",
-           "TRANSCRIPT_CHARS", "TranscriptView", "evidence_quotes", "marked_text", "shown_transcript",
-           "transcript_view"]
+__all__ = ["COMMAND_CHARS", "CallView", "MARKDOWN_TRANSCRIPT_CHARS", "OUTPUT_CHARS", "Piece",
+           "StepView", "TEXT_CHARS", "TRANSCRIPT_CHARS", "TranscriptView", "evidence_quotes",
+           "marked_text", "shown_transcript", "transcript_view"]

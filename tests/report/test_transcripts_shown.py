@@ -45,8 +45,11 @@ def _audit(evidence: object, not_found: list[str] | None = None) -> AuditRecord:
     return AuditRecord(
         task_id="calc-001", arm="a", attempt=0, run_id="run-1", test_status="failed",
         state="valid", evidence_verified=not not_found, quotes_not_found=not_found or [],
-        verdict={"reasoning": "The agent's own test run failed.", "evidence": evidence,
-                 "score": 0, "deficiency_type": "none", "confidence": "high"})
+        verdict={"score": 0, "deficiency_exists": False, "deficiency_caused_failure": False,
+                 "deficiency_type": "none",
+                 "existence_reasoning": "The task is sound.",
+                 "causation_reasoning": "The agent's own test run failed.",
+                 "evidence": evidence})
 
 
 def _inputs(tmp_path: Path, *audit: AuditRecord) -> ReportInputs:
