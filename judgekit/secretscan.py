@@ -54,6 +54,13 @@ _ASSIGNED = re.compile(
     (?P<value>[^\s"',;&|]{6,})""")
 
 REDACTED = "[redacted]"
+#: A value already masked by whoever wrote it (``**********``): no secret left to hide.
+_MASKED = re.compile(r"^[*\u2022]+$")
+
+
+def _hidden(value: str) -> bool:
+    """Whether ``value`` holds nothing to hide: judgekit's mark or the writer's mask."""
+    return value == REDACTED or bool(_MASKED.match(value))
 
 
 def looks_secret(name: str) -> bool:
@@ -86,7 +93,7 @@ class SecretScrubber:
                 self.count += found
 
         def assigned(match: re.Match[str]) -> str:
-            if match.group("value") == REDACTED or not secret_field(match.group("name")):
+            if _hidden(match.group("value")) or not secret_field(match.group("name")):
                 return match.group(0)
             self.count += 1
             return f"{match.group('name')}{match.group('sep')}{REDACTED}"
@@ -100,7 +107,7 @@ class SecretScrubber:
         """A copy of JSON-like ``value``: a string under a secret-named field replaced whole,
         every other string passed through :meth:`text`."""
         if isinstance(value, str):
-            if name is not None and secret_field(name) and value and value != REDACTED \
+            if name is not None and secret_field(name) and value and not _hidden(value) \
                     and not _VARIABLE_NAME.match(value):
                 self.count += 1
                 return REDACTED

@@ -69,6 +69,7 @@ def results_lines(inputs: ReportInputs) -> list[str]:
     """The results section: the table, then the details of every result with a run."""
     prepared = inputs.prepared
     rows, details = [], []
+    n_transcripts = 0
     for v in task_views(inputs):
         for en in v.entries:
             r = en.scored
@@ -80,10 +81,12 @@ def results_lines(inputs: ReportInputs) -> list[str]:
             shown = (shown_transcript(en.run.session, en.verdicts,
                                       cap=MARKDOWN_TRANSCRIPT_CHARS) if en.run else None)
             if shown is not None:  # marks the verdicts' quotes: made with them, never ahead
+                n_transcripts += 1
                 details += transcript_lines(f"{r.task_id} / {r.arm} / attempt {r.attempt}",
                                             shown)
     lines = ["## Results by task", ""] + table(
         ["task", "arm", "attempt", "test", "precision", "recall", "F1", "duration", "run",
          "verdicts"], rows)
-    return lines + (["### Diffs, test output and transcripts", ""] + details if details
-                    else [])
+    heading = ("### Diffs, test output and transcripts" if n_transcripts
+               else "### Diffs and test output")
+    return lines + ([heading, ""] + details if details else [])
