@@ -83,7 +83,8 @@ class SweAgentReader:
         for i, step in enumerate(steps):
             if not isinstance(step, dict):
                 raise source.fail(f"trajectory[{i}]", "not a step object")
-        history = doc.get("history") if isinstance(doc.get("history"), list) else []
+        history = doc.get("history")
+        history = history if isinstance(history, list) else []
         b = Builder(self.name)
         done = 0  # trajectory steps paired (or kept as rejected replies) so far
         for m in history:
@@ -135,7 +136,8 @@ def _run_of(doc: dict[str, Any]) -> dict[str, Any]:
     its attempts (the chosen one is copied to the top when the agent finished)."""
     if _is_run(doc):
         return doc
-    return [a for a in doc["attempts"] if _is_run(a)][-1]
+    runs: list[dict[str, Any]] = [a for a in doc["attempts"] if _is_run(a)]
+    return runs[-1]
 
 
 def _step_of(steps: list[dict[str, Any]], start: int, message: dict[str, Any]) -> int | None:
