@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from judgekit.audit.aggregate import AuditRecord
+from judgekit.audit.records import AuditRecord
 from judgekit.audit.kind import AUDIT
 from judgekit.errors import ConfigError
 from judgekit.report.judged import verdict_of

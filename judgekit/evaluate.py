@@ -39,7 +39,7 @@ R = TypeVar("R", bound=BaseModel)
 S = TypeVar("S", bound=BaseModel)
 
 if TYPE_CHECKING:
-    from judgekit.audit.aggregate import AuditRecord
+    from judgekit.audit.records import AuditRecord
     from judgekit.audit.jury import AuditJuryResult
     from judgekit.audit.kind import AuditKind
     from judgekit.audit.models import AuditStepSummary

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from judgekit.audit.aggregate import AuditRecord
+from judgekit.audit.records import AuditRecord
 from judgekit.audit.kind import AUDIT
-from judgekit.audit.models import AuditStepSummary, AuditSummary
+from judgekit.audit.models import AuditStepSummary, AuditStats
 from judgekit.diffs import DEFAULT_INFRA_PATHS
 from judgekit.errors import ConfigError, InputError
 from judgekit.evaluate import EvalResult
@@ -44,7 +44,7 @@ from judgekit.engine.jury import JuryRunner, juror_labels
 from judgekit.outputs import RUNS_FILE, SUMMARY_FILE
 from judgekit.pairwise.anchors import anchor_of
 from judgekit.pairwise.jury import Juror, JuryResult, JuryRule
-from judgekit.pairwise.models import PairwiseStepSummary, PairwiseSummary
+from judgekit.pairwise.models import PairwiseStepSummary, PairwiseStats
 from judgekit.pairwise.options import PairwiseOptions
 from judgekit.pairwise.pairs import PlannedPair, collect, plan_pairs
 from judgekit.pairwise.records import PairRecord
@@ -118,7 +118,7 @@ def _own_records(records: Sequence[PairRecord], label: str) -> list[PairRecord]:
 def _sole_judge(summary: EvalSummary, records: list[PairRecord]) -> _Prior:
     """The one judge of an output judged without a jury."""
     assert summary.pairwise_run is not None  # checked on loading
-    pairwise = summary.pairwise or PairwiseSummary()
+    pairwise = summary.pairwise or PairwiseStats()
     entries = PairwiseStepSummary(
         pairwise=pairwise.model_copy(update={"jury": None}), pairwise_run=summary.pairwise_run)
     for key in ("pairwise_size", "pairwise_ranking"):
@@ -139,7 +139,7 @@ def prior_judges(output: JudgedOutput) -> list[_Prior]:
     for label in jury.judges:
         m = jury.members[label]
         entries = PairwiseStepSummary(
-            pairwise=PairwiseSummary(judge_reliability=m.judge_reliability, **m.pairs),
+            pairwise=PairwiseStats(judge_reliability=m.judge_reliability, **m.pairs),
             pairwise_size=m.size_control or {}, pairwise_run=m.run)
         priors.append(_Prior(label, m.model, m.base_url, _own_records(records, label),
                              entries))
@@ -181,7 +181,7 @@ class KeptAudit(StepResult[AuditRecord, AuditStepSummary]):
     carried_over: ClassVar[bool] = True
 
     records: list[AuditRecord]
-    counts: AuditSummary
+    counts: AuditStats
 
     def _summarise(self) -> AuditStepSummary:
         return AuditStepSummary(audit=self.counts)

@@ -3,7 +3,8 @@
 A step (scoring, pairwise judging, the audit of failed results, and any later one) is
 described once, by a :class:`StepKind` declared in its own package: its name, its *Record*
 model (one line of its JSONL file), its *Summary* model (the top-level entries it adds to
-``summary.json``), its records file, and its part of the closing lines the commands print.
+``summary.json``), its records file, its part of the closing lines the commands print and
+(given by the report package, :class:`ReportPart`) its part of the reports.
 Its one function takes typed inputs and returns a :class:`StepResult` ``[Record, Summary]``
 whose ``kind`` is that descriptor. Everything downstream (``summary.json``, the output
 writer, the report loader, re-judging and the command line) iterates over the registered
@@ -31,7 +32,7 @@ Example:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
@@ -53,6 +54,28 @@ class Failures:
     all_failed: bool = False
 
 
+@dataclass(frozen=True)
+class ReportPart(Generic[I_contra]):
+    """How a step's part of ``report.md`` and ``report.html`` is made from the reports'
+    inputs (``I_contra``: :class:`judgekit.report.load.ReportInputs`).
+
+    Rendering sits above the steps, so the report package gives each step's descriptor its
+    part (:meth:`StepKind.set_report`, in :mod:`judgekit.report.step_parts`) and renders the
+    registered steps' parts in their order; it names no step itself.
+    """
+
+    #: the ``id`` of its HTML section and the page navigation's words for it.
+    anchor: str
+    title: str
+    #: its Markdown section(s), lines.
+    markdown: Callable[[I_contra], list[str]]
+    #: its HTML section.
+    html: Callable[[I_contra], str]
+    #: what it puts at the top of the report, before the scores (a warning about its judge).
+    top_markdown: Callable[[I_contra], list[str]] | None = None
+    top_html: Callable[[I_contra], str] | None = None
+
+
 class StepKind(Generic[R, S]):
     """A step as the rest of judgekit knows it: declared once, in the step's package.
 
@@ -71,9 +94,15 @@ class StepKind(Generic[R, S]):
         self.summary = summary
         #: the JSONL file its records are written to and read back from; None: no file.
         self.records_file = records_file
+        #: its part of the reports, given by the report package (None: it has none).
+        self.report: ReportPart[Any] | None = None
 
     def __repr__(self) -> str:
         return f"StepKind({self.name!r})"
+
+    def set_report(self, part: ReportPart[Any]) -> None:
+        """Give the step its part of the reports (rendering code lives above the steps)."""
+        self.report = part
 
     def read_record(self, value: object) -> R:
         """One record, validated (from memory or from a line read back)."""
@@ -194,5 +223,5 @@ def cached_text(n: int | None) -> str:
     return f"; {n} verdict{'s' if n != 1 else ''} from the cache"
 
 
-__all__ = ["AnyResult", "Failures", "Step", "StepKind", "StepResult", "cached_text",
-           "closing_counts"]
+__all__ = ["AnyResult", "Failures", "ReportPart", "Step", "StepKind", "StepResult",
+           "cached_text", "closing_counts"]

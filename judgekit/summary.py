@@ -10,7 +10,7 @@ back from disk.
 
 ``summary["pairwise"]`` keeps one key per arm pair (``"<arm_a> vs <arm_b>"``, dimension →
 statistics) beside ``judge_reliability``; the pair keys are the model's typed extra fields,
-reached through :meth:`PairwiseSummary.pairs`.
+reached through :meth:`PairwiseStats.pairs`.
 
 Example:
     >>> s = EvalSummary.model_validate({"results": [], "arms": {}, "comparisons": [],
@@ -31,8 +31,8 @@ from pydantic import ConfigDict, Field
 from judgekit.audit.models import (
     AuditJury,
     AuditJuryMember,
+    AuditStats,
     AuditStepSummary,
-    AuditSummary,
     SuspectRun,
     TaskAudit,
 )
@@ -44,12 +44,12 @@ from judgekit.pairwise.models import (
     JuryAgreement,
     JuryAgreementEntry,
     JuryMember,
-    JurySummary,
     PairDimensionStats,
+    PairwiseJury,
     PairwiseRanking,
     PairwiseRun,
+    PairwiseStats,
     PairwiseStepSummary,
-    PairwiseSummary,
     RankingEntry,
     RatioBin,
     SizeBias,
@@ -113,7 +113,7 @@ __all__ = [
     "AuditJury",
     "AuditJuryMember",
     "AuditStepSummary",
-    "AuditSummary",
+    "AuditStats",
     "Coefficient",
     "DimensionReliability",
     "EvalSummary",
@@ -121,12 +121,12 @@ __all__ = [
     "JuryAgreement",
     "JuryAgreementEntry",
     "JuryMember",
-    "JurySummary",
+    "PairwiseJury",
     "PairDimensionStats",
     "PairwiseRanking",
     "PairwiseRun",
     "PairwiseStepSummary",
-    "PairwiseSummary",
+    "PairwiseStats",
     "RankingEntry",
     "RatioBin",
     "SizeBias",

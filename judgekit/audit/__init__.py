@@ -13,7 +13,7 @@ Example:
     'Task Instruction Ambiguity'
 """
 
-from judgekit.audit.aggregate import AuditRecord, aggregate_tasks, majority_score
+from judgekit.audit.aggregate import aggregate_tasks, majority_score
 from judgekit.audit.calibrate import (
     Calibration,
     LabelSet,
@@ -25,15 +25,16 @@ from judgekit.audit.calibrate import (
 from judgekit.audit.checks import evidence_problems, extract_quotes, logical_problems
 from judgekit.audit.condense import Condensed, condense
 from judgekit.audit.materials import Materials, gather_materials
-from judgekit.audit.models import AuditStepSummary, AuditSummary, TaskAudit
+from judgekit.audit.models import AuditStepSummary, AuditStats, TaskAudit
 from judgekit.audit.options import AuditOptions
+from judgekit.audit.records import AuditRecord
 from judgekit.audit.rubric import Category, Rubric, list_rubrics, load_rubric, parse_rubric
 from judgekit.audit.step import AuditResult, run_audit, system_prompt
 from judgekit.audit.verdict import VERDICT_FIELDS, Verdict, verdict_schema
 
 __all__ = [
     "VERDICT_FIELDS", "AuditOptions", "AuditRecord", "AuditResult", "AuditStepSummary",
-    "AuditSummary", "Calibration", "Category",
+    "AuditStats", "Calibration", "Category",
     "LabelSet", "read_labels",
     "Condensed", "Materials", "Rubric", "TaskAudit", "Verdict",
     "aggregate_tasks", "calibrate", "condense", "evidence_problems",

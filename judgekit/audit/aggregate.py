@@ -16,23 +16,25 @@ Example:
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Collection, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from judgekit.audit.models import SuspectRun, TaskAudit
+# AuditRecord is re-exported: older callers import it from here
+from judgekit.audit.records import AuditRecord as AuditRecord
+from judgekit.audit.verdict import Verdict
 from judgekit.engine import ItemOutcome
 from judgekit.engine.accounting import SkipReason
-from judgekit.omit import OmitIfNone
-from judgekit.ingest.models import ResultKey
+from judgekit.engine.types import State
 
 
 class SampleOutcome(BaseModel):
     """One judgement of one result, after checks (``deficiency_type`` normalised)."""
 
-    state: str
-    verdict: dict[str, Any] | None = None
+    state: State
+    verdict: Verdict | None = None
     deficiency_type: str | None = None
     evidence_verified: bool = False
     quotes_not_found: list[str] = Field(default_factory=list)
@@ -43,77 +45,6 @@ class SampleOutcome(BaseModel):
     skipped_cost: bool = False
     skipped: SkipReason | None = None
     fitted: bool = False
-
-
-class JurorAudit(BaseModel):
-    """One judge's audit of one failed result, beside the jury's verdict."""
-
-    state: str
-    score: int | None = None
-    deficiency_type: str | None = None
-    verdict: dict[str, Any] | None = None
-    evidence_verified: bool = False
-    tries: int = 0
-    cost_usd: float = 0.0
-    cached: bool = False
-    reason: str | None = None
-
-
-class AuditRecord(OmitIfNone):
-    """One line of ``audit.jsonl``: the audit of one failed result."""
-
-    omit_if_none: ClassVar[tuple[str, ...]] = ("judges", "contradicted_by")
-
-    task_id: str
-    arm: str
-    attempt: int
-    run_id: str | None = None
-    test_status: str
-    state: str = Field(description="valid, unscored or error.")
-    verdict: dict[str, Any] | None = Field(None, description="The seven verdict fields when valid.")
-    deficiency_type: str | None = Field(
-        None, description="The verdict's category, normalised to the rubric's name, or 'none'.")
-    evidence_verified: bool = False
-    quotes_not_found: list[str] = Field(default_factory=list)
-    tries: int = Field(0, description="Model answers asked for, over all samples.")
-    reason: str | None = None
-    samples: int = 1
-    agreement: float | None = Field(None, description="Share of valid samples agreeing with the majority score.")
-    sample_scores: list[int | None] = Field(default_factory=list)
-    materials_cut: bool = False
-    materials: list[str] = Field(
-        default_factory=list,
-        description="Names of the result's materials shown to the judge and searched for "
-                    "evidence (evaluation log, gold patch, ...).")
-    cached: bool = False
-    cost_usd: float = 0.0
-    skipped_cost: bool = Field(False, description="Not asked: the cost cap admitted none "
-                                                  "of its calls.")
-    skipped: SkipReason | None = Field(None, description="Not asked for another reason: "
-                                                         "too_long_for_context.")
-    materials_cut_to_fit: bool = Field(False, description="Materials condensed further to "
-                                                          "fit the judge model's window.")
-
-    contradicted: bool = Field(
-        False, description="A verdict of score 1 (the task made success impossible) on a "
-                           "task that another result passed with verified tests; a "
-                           "flaky-tests verdict is never contradicted by a pass.")
-    contradicted_by: list[str] | None = Field(
-        None, description="The evidence against a contradicted verdict: the results of the "
-                          "task that passed their tests.")
-    judges: dict[str, JurorAudit] | None = Field(
-        None, description="With several judges (an audit jury): each judge's own audit of "
-                          "the result, by judge; the fields above are then the jury's "
-                          "(majority score). Absent with one judge.")
-
-
-    def key(self) -> ResultKey:
-        """The audited result's identity."""
-        return ResultKey.of(self)
-
-    @property
-    def score(self) -> int | None:
-        return int(self.verdict["score"]) if self.state == "valid" and self.verdict else None
 
 
 #: the rubric category a pass elsewhere does not contradict: flaky tests pass sometimes.
@@ -145,10 +76,10 @@ def majority_score(scores: Sequence[int]) -> tuple[int, float]:
 
 def combine_samples(samples: Sequence[SampleOutcome]) -> dict[str, Any]:
     """Fields of an :class:`AuditRecord` from the samples of one result."""
-    valid = [s for s in samples if s.state == "valid" and s.verdict is not None]
+    valid = [(s, s.verdict) for s in samples if s.state == "valid" and s.verdict is not None]
     common: dict[str, Any] = {
         "samples": len(samples), "tries": sum(s.tries for s in samples),
-        "sample_scores": [int(s.verdict["score"]) if s.state == "valid" and s.verdict else None
+        "sample_scores": [s.verdict.score if s.state == "valid" and s.verdict else None
                           for s in samples],
         "cached": all(s.cached for s in samples), "cost_usd": sum(s.cost_usd for s in samples),
         "skipped_cost": bool(samples) and all(s.skipped_cost for s in samples),
@@ -162,8 +93,8 @@ def combine_samples(samples: Sequence[SampleOutcome]) -> dict[str, Any]:
         reasons = [s.reason for s in samples if s.reason]
         return {**common, "state": state, "verdict": None, "deficiency_type": None,
                 "evidence_verified": False, "reason": reasons[0] if reasons else None}
-    score, agreement = majority_score([int(s.verdict["score"]) for s in valid])  # type: ignore[index]
-    winners = [s for s in valid if int(s.verdict["score"]) == score]  # type: ignore[index]
+    score, agreement = majority_score([verdict.score for _, verdict in valid])
+    winners = [s for s, verdict in valid if verdict.score == score]
     top_type = Counter(s.deficiency_type for s in winners).most_common(1)[0][0]
     chosen = next(s for s in winners if s.deficiency_type == top_type)
     return {**common, "state": "valid", "verdict": chosen.verdict,
@@ -174,9 +105,11 @@ def combine_samples(samples: Sequence[SampleOutcome]) -> dict[str, Any]:
             "reason": None}
 
 
-def sample_from_outcome(outcome: ItemOutcome, normalise_type: Any,
-                        missing_quotes: Any) -> SampleOutcome:
-    """A :class:`SampleOutcome` from an engine outcome; helpers are the rubric's."""
+def sample_from_outcome(outcome: ItemOutcome, normalise_type: Callable[[Any], str],
+                        missing_quotes: Callable[[dict[str, Any]], list[str]]
+                        ) -> SampleOutcome:
+    """A :class:`SampleOutcome` from an engine outcome; helpers are the rubric's. A valid
+    outcome's verdict met the verdict schema, so it reads as a :class:`Verdict`."""
     if outcome.state != "valid" or outcome.verdict is None:
         return SampleOutcome(state=outcome.state, tries=outcome.tries, reason=outcome.reason,
                              cached=outcome.cached, cost_usd=outcome.cost_usd,
@@ -185,7 +118,8 @@ def sample_from_outcome(outcome: ItemOutcome, normalise_type: Any,
                              fitted=bool(getattr(outcome, "fitted", False)))
     missing = missing_quotes(outcome.verdict)
     dtype = normalise_type(outcome.verdict.get("deficiency_type"))
-    return SampleOutcome(state="valid", verdict={**outcome.verdict, "deficiency_type": dtype},
+    verdict = Verdict.model_validate({**outcome.verdict, "deficiency_type": dtype})
+    return SampleOutcome(state="valid", verdict=verdict,
                          deficiency_type=dtype,
                          evidence_verified=not outcome.soft_failures and not missing,
                          quotes_not_found=missing, tries=outcome.tries, cached=outcome.cached,

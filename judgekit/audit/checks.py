@@ -196,6 +196,11 @@ def missing_quotes(evidence: Any, sources: Iterable[str]) -> tuple[list[str], in
     return [q for q in checked if not quote_found(q, haystack)], len(checked)
 
 
+def verdict_quotes_missing(sources: Iterable[str], verdict: dict[str, Any]) -> list[str]:
+    """The quotes of a verdict's ``evidence`` found in none of ``sources``."""
+    return missing_quotes(verdict.get("evidence"), sources)[0]
+
+
 def evidence_problems(verdict: dict[str, Any], sources: Iterable[str]) -> list[str]:
     """Problems with the quoted evidence: passages not in the materials, or, for a score
     of 1, no passage quoted at all."""

@@ -6,7 +6,7 @@ rubric; the verdict uses the rubric's verdict schema, where score 1 says the ite
 intrinsic defect that would make a correct solution fail. Verdicts are checked as run
 audits' are (logic, then evidence quoted verbatim from the item's texts), with samples,
 the cache, the cost cap and context fitting of the engine. One
-:class:`~judgekit.audit.aggregate.AuditRecord` per item (``arm`` ``item``, ``test_status``
+:class:`~judgekit.audit.records.AuditRecord` per item (``arm`` ``item``, ``test_status``
 ``not run``); an item is suspected when its own verdict blames it (``min_runs`` 1).
 
 Example:
@@ -24,12 +24,17 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from judgekit.audit.aggregate import AuditRecord, aggregate_tasks, combine_samples, sample_from_outcome
-from judgekit.audit.checks import evidence_problems, logical_problems, missing_quotes
+from judgekit.audit.aggregate import aggregate_tasks, combine_samples, sample_from_outcome
+from judgekit.audit.checks import (
+    evidence_problems,
+    logical_problems,
+    verdict_quotes_missing,
+)
 from judgekit.audit.condense import condense
 from judgekit._resources import read_template
 from judgekit.audit.materials import RESERVE_TOKENS, Materials, allocate, fence
 from judgekit.audit.options import AuditOptions
+from judgekit.audit.records import AuditRecord
 from judgekit.audit.rubric import NONE_TYPE, Rubric, load_rubric
 from judgekit.audit.step import AuditResult
 from judgekit.audit.verdict import decoding_schema, verdict_schema
@@ -147,7 +152,7 @@ def run_item_audit(items: Sequence[BenchmarkItem], engine: Engine,
         chunk = range(n * opts.samples, (n + 1) * opts.samples)
         samples = [sample_from_outcome(
             outcomes[j], partial(_normalise_type, rubric),
-            lambda v, src=meta[j][0]: missing_quotes(v.get("evidence"), src)[0])
+            partial(verdict_quotes_missing, meta[j][0]))
             for j in chunk]
         records.append(AuditRecord(task_id=item.instance_id, arm=ITEM_ARM, attempt=0,
                                    test_status=NOT_RUN, materials_cut=meta[chunk[0]][1],

@@ -9,11 +9,15 @@ is listed in ``summary["audit"]["jury"]["disagreements"]`` with every judge's sc
 type. The per-task aggregation and suspected tasks are then the jury's.
 
 Example:
-    >>> from judgekit.audit.aggregate import AuditRecord
+    >>> from judgekit.audit.records import AuditRecord
+    >>> from judgekit.audit.verdict import Verdict
     >>> def rec(score):
+    ...     kind = "Flaky Tests" if score else "none"
+    ...     v = Verdict(score=score, deficiency_exists=bool(score),
+    ...                 deficiency_caused_failure=bool(score), deficiency_type=kind,
+    ...                 existence_reasoning="-", causation_reasoning="-", evidence='"x"')
     ...     return AuditRecord(task_id="t", arm="x", attempt=0, test_status="failed",
-    ...                        state="valid", verdict={"score": score},
-    ...                        deficiency_type="Flaky Tests" if score else "none")
+    ...                        state="valid", verdict=v, deficiency_type=kind)
     >>> jury = jury_audit_record([rec(1), rec(0), rec(1)], ["m1", "m2", "m3"])
     >>> jury.score, disagreement(jury)
     (1, 't / x / attempt 0: m1 1 (Flaky Tests), m2 0, m3 1 (Flaky Tests)')
@@ -26,14 +30,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from judgekit.audit.aggregate import (
-    AuditRecord,
-    JurorAudit,
-    aggregate_tasks,
-    contradict,
-    majority_score,
-)
+from judgekit.audit.aggregate import aggregate_tasks, contradict, majority_score
 from judgekit.audit.models import AuditJury, AuditJuryMember, AuditStepSummary
+from judgekit.audit.records import AuditRecord, JurorAudit
 from judgekit.audit.kind import AUDIT, audit_failures
 from judgekit.audit.step import AuditResult, exempt_categories
 from judgekit.engine import Skip

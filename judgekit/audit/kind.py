@@ -8,7 +8,7 @@ Example:
 
 from __future__ import annotations
 
-from judgekit.audit.aggregate import AuditRecord
+from judgekit.audit.records import AuditRecord
 from judgekit.audit.models import AuditStepSummary
 from judgekit.steps import Failures, StepKind, StepResult, cached_text, closing_counts
 

@@ -1,11 +1,13 @@
 """What the audit step adds to ``summary.json``: typed counts, built directly.
 
-:class:`AuditStepSummary` is the step's summary: the top-level entry ``audit``
-(:class:`AuditSummary`, with one :class:`TaskAudit` per task).
-:class:`judgekit.summary.EvalSummary` is composed from it.
+:class:`AuditStepSummary` is the step's summary (its part of ``summary.json``): the
+top-level entry ``audit``, an :class:`AuditStats` (the audit's counts, with one
+:class:`TaskAudit` per task). :class:`judgekit.summary.EvalSummary` is composed from it.
+"Summary" names only ``summary.json`` and each step's part of it; the entries inside are
+stats, runs, juries.
 
 Example:
-    >>> AuditSummary(n_failed=2, tasks=[TaskAudit(task_id="t")]).tasks[0].n_audited
+    >>> AuditStats(n_failed=2, tasks=[TaskAudit(task_id="t")]).tasks[0].n_audited
     0
 """
 
@@ -79,7 +81,7 @@ class AuditJury(_Open):
                                           "task / arm / attempt: each judge's score (type).")
 
 
-class AuditSummary(_Open, OmitIfNone):
+class AuditStats(_Open, OmitIfNone):
     """``summary["audit"]``: counts of the audit of failed results, per task and category.
     With an audit jury the counts, tasks and suspected tasks are the jury's."""
 
@@ -122,8 +124,8 @@ class AuditSummary(_Open, OmitIfNone):
 class AuditStepSummary(BaseModel):
     """The entry the audit step adds to ``summary.json``; unset when it did not run."""
 
-    audit: AuditSummary | None = None
+    audit: AuditStats | None = None
 
 
-__all__ = ["AuditJury", "AuditJuryMember", "AuditStepSummary", "AuditSummary", "SuspectRun",
+__all__ = ["AuditJury", "AuditJuryMember", "AuditStepSummary", "AuditStats", "SuspectRun",
            "TaskAudit"]

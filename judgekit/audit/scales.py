@@ -48,7 +48,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from judgekit import stats
-from judgekit.audit.aggregate import AuditRecord
+from judgekit.audit.records import AuditRecord
 from judgekit.audit.calibrate import Calibration, InterRater, calibrate, task_scores
 from judgekit.errors import InputError
 

@@ -1,7 +1,7 @@
 """The audit step: ask the judge about every result that did not pass, check, aggregate.
 
 :func:`run_audit` is the step's function: loaded runs and their scores in, an
-:class:`AuditResult` (one :class:`~judgekit.audit.aggregate.AuditRecord` per failed result,
+:class:`AuditResult` (one :class:`~judgekit.audit.records.AuditRecord` per failed result,
 and an :class:`~judgekit.audit.models.AuditStepSummary`) out.
 
 Example:
@@ -22,19 +22,23 @@ from typing import Any, ClassVar
 
 from judgekit.audit.aggregate import (
     FLAKY_CATEGORY,
-    AuditRecord,
     aggregate_tasks,
     combine_samples,
     contradict,
     sample_from_outcome,
 )
 from judgekit.audit.kind import AUDIT, audit_failures
-from judgekit.audit.checks import evidence_problems, logical_problems, missing_quotes
+from judgekit.audit.checks import (
+    evidence_problems,
+    logical_problems,
+    verdict_quotes_missing,
+)
 from judgekit._resources import read_template
 from judgekit.audit.materials import Materials, gather_materials
-from judgekit.audit.models import AuditStepSummary, AuditSummary, TaskAudit
+from judgekit.audit.models import AuditStepSummary, AuditStats, TaskAudit
 from judgekit.engine.tokens import CHARS_PER_TOKEN, estimate_tokens
 from judgekit.audit.options import AuditOptions
+from judgekit.audit.records import AuditRecord
 from judgekit.audit.rubric import NONE_TYPE, Rubric, load_rubric
 from judgekit.audit.verdict import decoding_schema, verdict_schema
 from judgekit.engine import Judge, JudgeRequest, Skip
@@ -65,12 +69,12 @@ class AuditResult(StepResult[AuditRecord, AuditStepSummary]):
     #: task id -> the results that passed with verified tests (what contradicts a score 1).
     passes: dict[str, list[str]] | None = None
 
-    def counts(self) -> AuditSummary:
+    def counts(self) -> AuditStats:
         """``summary["audit"]``: counts of the audit, per task and category."""
         valid = [r for r in self.records if r.state == "valid"]
         ife = [r for r in valid if r.score == 1]
         by_type = Counter(r.deficiency_type or NONE_TYPE for r in ife)
-        return AuditSummary(
+        return AuditStats(
             rubric=self.rubric.id, rubric_version=self.rubric.version,
             judge=self.model, samples=self.samples,
             n_failed=len(self.records), n_valid=len(valid),
@@ -216,7 +220,7 @@ def run_audit(runs: Sequence[RunResult], summary: ScoreSummary, engine: Judge,
         chunk = range(n * opts.samples, (n + 1) * opts.samples)
         samples = [sample_from_outcome(
             outcomes[j], partial(_normalise_type, rubric),
-            lambda v, src=meta[j][1]: missing_quotes(v.get("evidence"), src)[0])
+            partial(verdict_quotes_missing, meta[j][1]))
             for j in chunk]
         fields = combine_samples(samples)
         records.append(AuditRecord(task_id=run.task_id, arm=run.arm, attempt=run.attempt,

@@ -16,7 +16,7 @@ from judgekit.cli._common import (
 from judgekit.errors import ConfigError
 
 if TYPE_CHECKING:
-    from judgekit.audit.models import AuditSummary
+    from judgekit.audit.models import AuditStats
 
 
 def _engine_flags() -> Any:
@@ -132,7 +132,7 @@ def _item_result(path: str, configs: list[Any], options: Any, seed: int | None) 
     return result
 
 
-def _print(audit: AuditSummary) -> None:
+def _print(audit: AuditStats) -> None:
     from judgekit.report.audit_text import audit_lines
     from judgekit.report.format import printable
 

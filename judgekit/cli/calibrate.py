@@ -369,7 +369,8 @@ def _print_pairwise(result: PairwiseCalibration) -> None:
 
 
 def _print_labellers(result: PairwiseCalibration) -> None:
-    from judgekit.report.calibration_view import labeller_name, labellers_sentence
+    from judgekit.audit.calibrate import labeller_name
+    from judgekit.report.calibration_view import labellers_sentence
 
     sentence = labellers_sentence(result)
     if sentence is None:

@@ -24,7 +24,7 @@ SCHEMAS: dict[str, tuple[str, str]] = {
     "pairwise-verdict": ("judgekit.pairwise.verdict", "OrderVerdict"),
     "pairwise-record": ("judgekit.pairwise.records", "PairRecord"),
     "audit-verdict": ("judgekit.audit.verdict", "Verdict"),
-    "audit-record": ("judgekit.audit.aggregate", "AuditRecord"),
+    "audit-record": ("judgekit.audit.records", "AuditRecord"),
     "pairwise-label": ("judgekit.pairwise.gold", "GoldLabel"),
     "calibration": ("judgekit.report.calibration", "CalibrationFile"),
     "suite": ("judgekit.ingest.suites", "Suite"),

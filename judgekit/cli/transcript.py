@@ -64,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
     found = read_transcripts(args.file)
     for problem in found.problems:
         print(f"warning: {problem}", file=sys.stderr)
+    if (left_out := found.left_out()) is not None:
+        print(f"warning: {left_out}", file=sys.stderr)
     if found.unrecognised:
         print(f"warning: 1 file of no known transcript format kept as raw text: {args.file}",
               file=sys.stderr)

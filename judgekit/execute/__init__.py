@@ -15,7 +15,7 @@ from judgekit.execute.outcome import describe
 from judgekit.execute.process import Cancelled, ProcessOutcome, run_shell
 from judgekit.execute.prompt import render_prompt
 from judgekit.execute.results import RunWriter, append_result, done_keys
-from judgekit.execute.plan import RunPlan, RunSummary, plan_units, run_suite
+from judgekit.execute.plan import RunOutcome, RunPlan, plan_units, run_suite
 from judgekit.execute.sandbox import (Bwrap, Limits, NoSandbox, Sandbox, SandboxSpec,
                                      choose_sandbox)
 from judgekit.execute.testfiles import is_test_path
@@ -27,7 +27,7 @@ from judgekit.ingest.suites import RepoSource, Suite, SuiteTask, load_suite
 __all__ = [
     "AgentCommand", "AgentRun", "Bwrap", "Cancelled", "ContextBlock", "ContextSource",
     "Executor", "FixCommit", "GrepSource", "Limits", "LocalExecutor", "MirrorCache",
-    "NoSandbox", "ProcessOutcome", "RepoSource", "RunPlan", "RunSummary", "RunWriter",
+    "NoSandbox", "ProcessOutcome", "RepoSource", "RunOutcome", "RunPlan", "RunWriter",
     "Sandbox", "SandboxSpec", "Suite", "SuiteTask", "TaskCheck", "Unit", "UnitRunner",
     "Workspace", "append_result", "choose_sandbox", "describe", "done_keys", "get_executor",
     "get_context_source", "is_test_path", "load_suite", "plan_units", "render_prompt", "run_agent",

@@ -87,7 +87,7 @@ class RunPlan:
 
 
 @dataclass(frozen=True)
-class RunSummary:
+class RunOutcome:
     """What a run did.
 
     ``written``: results written now; ``skipped``: already present; ``harness_failures``:
@@ -182,7 +182,7 @@ def run_suite(
     cancel: threading.Event | None = None,
     executor: Executor | None = None,
     notice: Callable[[str], None] | None = None,
-) -> RunSummary:
+) -> RunOutcome:
     """Run ``plan`` over ``suite``, writing each result to ``out`` as soon as it ends."""
     _validate(plan)
     units = plan_units(suite, plan)
@@ -209,7 +209,7 @@ def run_suite(
     finally:
         writer.close()
     skipped = len(units) - len(todo)
-    return RunSummary(
+    return RunOutcome(
         written=len(written), skipped=skipped,
         harness_failures=sum(r.harness_failed for r in written), run_id=run_id,
         cancelled=cancel.is_set(), not_run=len(todo) - len(written),

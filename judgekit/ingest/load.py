@@ -37,7 +37,8 @@ from judgekit.ingest.adapters.native import NativeAdapter
 from judgekit.ingest.cuts import compact_value, mark_read_cuts
 from judgekit.ingest.fastjson import loads
 from judgekit.ingest.jsondoc import NotStreamable, StreamedDocument, stream_document
-from judgekit.ingest.models import RunFile, RunResult
+from judgekit.ingest.models import ResultKey, RunFile, RunResult
+from judgekit.ingest.transcripts.link import UNREADABLE_KEY, link_named
 from judgekit.ingest.validation import validate
 from judgekit.outputs import REPORT_MD, RESULTS_FILE, SUMMARY_FILE
 
@@ -87,6 +88,9 @@ class _Notes:
         self.output_dirs: list[str] = []
         self.duplicates: list[str] = []
         self.n_duplicates = 0
+        #: results whose run file names a transcript file that could not be read
+        self.transcripts: list[str] = []
+        self.n_transcripts = 0
         self.side_files = 0
         self.files = 0
         #: results of settling adapters, held until every file is read
@@ -126,7 +130,22 @@ class _Notes:
             out.append(f"{self.n_duplicates} duplicate result"
                        f"{'s' if self.n_duplicates != 1 else ''} (same run, task, arm and "
                        f"attempt) loaded once: {shown}{more}")
+        if self.n_transcripts:
+            shown = "; ".join(self.transcripts[:_MAX_LISTED])
+            more = (f"; and {self.n_transcripts - _MAX_LISTED} more"
+                    if self.n_transcripts > _MAX_LISTED else "")
+            out.append(f"{self.n_transcripts} result{'s' if self.n_transcripts != 1 else ''} "
+                       f"name{'' if self.n_transcripts != 1 else 's'} a transcript file that "
+                       f"could not be read (loaded without it): {shown}{more}")
         return out
+
+    def transcript(self, reading: Reading[T], item: T) -> None:
+        """Note ``item`` when the transcript file its result names could not be read."""
+        why = reading.transcript_problem(item)
+        if why is not None:
+            self.n_transcripts += 1
+            if len(self.transcripts) < _MAX_LISTED:
+                self.transcripts.append(f"{reading.label(item)}: {why}")
 
 
 def _stat_regular(path: Path) -> os.stat_result:
@@ -211,7 +230,7 @@ def native_line(raw: bytes, path: Path, number: int, offset: int) -> RunResult:
     if not isinstance(value, dict):
         raise InputError(path, f"line {number}",
                          f"expected a result object, got {_json_type(value)}")
-    return validate(RunResult, value, path, f"line {number}: ")
+    return link_named(path, validate(RunResult, value, path, f"line {number}: "))
 
 
 class Reading(Generic[T]):
@@ -232,7 +251,13 @@ class Reading(Generic[T]):
     def label(self, item: T) -> str:
         """How a duplicate is named in the warnings."""
         r: RunResult = item  # type: ignore[assignment]
-        return f"{r.task.id} / {r.arm} / attempt {r.attempt} (run {r.run_id})"
+        return ResultKey.of(r).with_run()
+
+    def transcript_problem(self, item: T) -> str | None:
+        """Why the transcript file the item's result names could not be read, if so."""
+        r: RunResult = item  # type: ignore[assignment]
+        why = r.metadata.get(UNREADABLE_KEY)
+        return why if isinstance(why, str) else None
 
     def fill_run_id(self, item: T, run_id: str) -> None:
         """Give an item without a run id its document's."""
@@ -247,19 +272,22 @@ class Reading(Generic[T]):
         them)."""
         for index, value, _ in values:
             where = f"{doc.prefix}[{index}]"
-            yield self.convert(validate(RunResult, value, doc.path, where))
+            yield self.convert(link_named(doc.path, validate(RunResult, value, doc.path,
+                                                             where)))
 
     def native_jsonl(self, path: Path, first: tuple[int, Any],
                      rest: Iterator[tuple[int, Any]]) -> Iterator[T]:
         """The items of a judgekit ``.jsonl`` file, whose first line (``first``, already
         parsed) is a result object; ``rest`` reads the lines after it."""
         number, value = first
-        yield self.convert(validate(RunResult, value, path, f"line {number}: "))
+        yield self.convert(link_named(path, validate(RunResult, value, path,
+                                                     f"line {number}: ")))
         for number, value in rest:
             if not isinstance(value, dict):
                 raise InputError(path, f"line {number}",
                                  f"expected a result object, got {_json_type(value)}")
-            yield self.convert(validate(RunResult, value, path, f"line {number}: "))
+            yield self.convert(link_named(path, validate(RunResult, value, path,
+                                                         f"line {number}: ")))
 
 
 _RESULTS: Reading[RunResult] = Reading()
@@ -558,6 +586,7 @@ def iter_items(paths: str | Path | Sequence[str | Path], reading: Reading[T], *,
             for item in _iter_file(path, tried, notes, not lenient, reading):
                 found += 1
                 if _first_seen(reading, item, path, seen_keys, notes):
+                    notes.transcript(reading, item)
                     yield item
             found += notes.n_held - held
         if repeated:
@@ -573,6 +602,7 @@ def iter_items(paths: str | Path | Sequence[str | Path], reading: Reading[T], *,
     for result, path in notes.settled():
         item = reading.convert(result)
         if _first_seen(reading, item, path, seen_keys, notes):
+            notes.transcript(reading, item)
             yield item
     if report is not None:
         report.warnings.extend(notes.warnings())

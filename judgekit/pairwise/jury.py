@@ -37,7 +37,7 @@ from judgekit.pairwise.models import (
     JudgeReliability,
     JuryAgreement,
     JuryMember,
-    JurySummary,
+    PairwiseJury,
     PairwiseRun,
     PairwiseStepSummary,
 )
@@ -222,7 +222,7 @@ class JuryResult(StepResult[PairRecord, PairwiseStepSummary]):
                 if label not in self.reused and m.run is not None]
         assert out.pairwise is not None and out.pairwise_run is not None
         out.pairwise_run = _jury_run(out.pairwise_run, runs)
-        jury = JurySummary(rule=self.rule, judges=self.labels, agreement=self.agreement(),
+        jury = PairwiseJury(rule=self.rule, judges=self.labels, agreement=self.agreement(),
                            members=members, flagged_judges=flagged)
         if self.reused:
             jury.reused_judges = list(self.reused)

@@ -1,13 +1,14 @@
 """What the pairwise step adds to ``summary.json``: typed statistics, built directly.
 
-:class:`PairwiseStepSummary` is the step's summary: the top-level entries ``pairwise``
-(per arm pair and dimension, plus the judge's reliability and, with several judges, the
-jury), ``pairwise_ranking`` (more than two arms), ``pairwise_run`` (judge, counts, cost)
+:class:`PairwiseStepSummary` is the step's summary (its part of ``summary.json``): the
+top-level entries ``pairwise`` (:class:`PairwiseStats`: per arm pair and dimension, plus
+the judge's reliability and, with several judges, the jury, :class:`PairwiseJury`),
+``pairwise_ranking`` (more than two arms), ``pairwise_run`` (judge, counts, cost)
 and ``pairwise_size`` (the arm effect with and without patch size).
 :class:`judgekit.summary.EvalSummary` is composed from it.
 
 Example:
-    >>> s = PairwiseSummary(judge_reliability=None, **{"a vs b": {
+    >>> s = PairwiseStats(judge_reliability=None, **{"a vs b": {
     ...     "minimality": PairDimensionStats(wins_a=1)}})
     >>> s.pairs()["a vs b"]["minimality"].wins_a
     1
@@ -201,7 +202,7 @@ class JuryMember(_Open):
     run: PairwiseRun | None = None
 
 
-class JurySummary(_Open):
+class PairwiseJury(_Open):
     """``pairwise.jury``: several judges, each by flip-and-draw, and their verdict."""
 
     rule: str = Field("majority", description="majority (more than half of the judges "
@@ -218,7 +219,7 @@ class JurySummary(_Open):
                                           "them out).")
 
 
-class PairwiseSummary(OmitIfNone):
+class PairwiseStats(OmitIfNone):
     """``summary["pairwise"]``: per arm pair and dimension, plus the judge's reliability."""
 
     omit_if_none: ClassVar[tuple[str, ...]] = ("jury",)
@@ -227,7 +228,7 @@ class PairwiseSummary(OmitIfNone):
     __pydantic_extra__: dict[str, dict[str, PairDimensionStats]] = Field(init=False)
 
     judge_reliability: JudgeReliability | None = None
-    jury: JurySummary | None = Field(None, description="With several judges: each judge's "
+    jury: PairwiseJury | None = Field(None, description="With several judges: each judge's "
                                      "results and self-audit, and their agreement.")
 
 
@@ -285,7 +286,7 @@ class PairwiseRun(_Open):
 class PairwiseStepSummary(BaseModel):
     """The entries the pairwise step adds to ``summary.json``; those not made stay unset."""
 
-    pairwise: PairwiseSummary | None = None
+    pairwise: PairwiseStats | None = None
     pairwise_ranking: PairwiseRanking | None = None
     pairwise_run: PairwiseRun | None = None
     pairwise_size: dict[str, dict[str, SizeControl]] | None = Field(
@@ -295,7 +296,7 @@ class PairwiseStepSummary(BaseModel):
 
 __all__ = [
     "AnchorCheck", "AnchorChecks", "Coefficient", "DimensionReliability", "Interval", "JudgeReliability", "JuryAgreement",
-    "JuryAgreementEntry", "JuryMember", "JurySummary", "PairDimensionStats",
-    "PairwiseRanking", "PairwiseRun", "PairwiseStepSummary", "PairwiseSummary", "RankingEntry",
+    "JuryAgreementEntry", "JuryMember", "PairwiseJury", "PairDimensionStats",
+    "PairwiseRanking", "PairwiseRun", "PairwiseStepSummary", "PairwiseStats", "RankingEntry",
     "RatioBin", "SizeBias", "SizeControl", "SizeLean",
 ]

@@ -25,7 +25,7 @@ from judgekit.pairwise.models import (
     PairwiseRanking,
     PairwiseRun,
     PairwiseStepSummary,
-    PairwiseSummary,
+    PairwiseStats,
     SizeControl,
 )
 from judgekit.pairwise.records import PairRecord
@@ -208,11 +208,11 @@ class PairwiseResult(StepResult[PairRecord, PairwiseStepSummary]):
         """``pairwise`` (per "a vs b" and dimension), ``pairwise_ranking`` (more than two
         arms), ``pairwise_run`` (judge, counts, cost) and ``pairwise_size``."""
         table = self.table()
-        pairs = {f"{a} vs {b}": {dim: s.summary() for dim, s in dims.items()}
+        pairs = {f"{a} vs {b}": {dim: s.dimension_stats() for dim, s in dims.items()}
                  for (a, b), dims in table.table.items()}
-        out = PairwiseStepSummary(pairwise=PairwiseSummary(**pairs))
+        out = PairwiseStepSummary(pairwise=PairwiseStats(**pairs))
         if not self.dry_run and self.records:
-            out.pairwise = PairwiseSummary(judge_reliability=self.reliability(), **pairs)
+            out.pairwise = PairwiseStats(judge_reliability=self.reliability(), **pairs)
             size = self.size_control()
             if size:
                 out.pairwise_size = size

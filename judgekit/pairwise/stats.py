@@ -10,7 +10,7 @@ Example:
     >>> s = PairStats()
     >>> for w in ("a", "a", "b", "draw"):
     ...     s.add(w, agree=True, answers=("A", "B"))
-    >>> s.summary().win_rate_a
+    >>> s.dimension_stats().win_rate_a
     0.625
     >>> bradley_terry({("x", "y"): (3.0, 1.0)})["y"] < 0.5
     True
@@ -73,7 +73,7 @@ class PairStats:
     def n(self) -> int:
         return self.wins_a + self.wins_b + self.draws
 
-    def summary(self) -> PairDimensionStats:
+    def dimension_stats(self) -> PairDimensionStats:
         """The statistics ``summary["pairwise"]`` shows for this arm pair and dimension."""
         n = self.n
         score = self.wins_a + self.draws / 2

@@ -27,9 +27,10 @@ The package is layered; a module imports only modules of the layers below its ow
 3. what the reports say, the same words and rows for every rendering: scores and
    comparisons (:mod:`~.content`, :mod:`~.clustering`), the judged parts
    (:mod:`~.judged`, then :mod:`~.size_and_jury`), calibration (:mod:`~.calibration_view`);
-4. the renderings: HTML (:mod:`~.html_judged` with :mod:`~.html_jury`, :mod:`~.html_tasks`,
-   then the page, :mod:`~.html`), Markdown (:mod:`~.markdown_judged`,
-   :mod:`~.markdown_tasks`, then the page, :mod:`~.markdown`) and the terminal
+4. the renderings: HTML (:mod:`~.html_judged` with :mod:`~.html_jury`, :mod:`~.html_tasks`),
+   Markdown (:mod:`~.markdown_judged`, :mod:`~.markdown_tasks`), each step's part of the
+   reports given to its descriptor (:mod:`~.step_parts`), then the pages, which render the
+   registered steps' parts in order (:mod:`~.html`, :mod:`~.markdown`), and the terminal
    (:mod:`~.terminal`, :mod:`~.pairwise_terminal`, :mod:`~.audit_text`);
 5. what runs them: rendering ahead (:mod:`~.prepare`) and writing the files (this module).
 

@@ -18,16 +18,16 @@ from typing import Any
 
 from judgekit.report.judged import audit_jury_lines
 from judgekit.report.markdown_blocks import cell, md
-from judgekit.summary import AuditSummary, SuspectRun
+from judgekit.summary import AuditStats, SuspectRun
 
 
 def _run_name(run: SuspectRun) -> str:
     return f"{run.arm}#{run.attempt}" + (f" ({run.run_id})" if run.run_id else "")
 
 
-def audit_lines(audit: AuditSummary | dict[str, Any], markdown: bool = True) -> list[str]:
+def audit_lines(audit: AuditStats | dict[str, Any], markdown: bool = True) -> list[str]:
     """Lines of the audit section; plain text when ``markdown`` is false."""
-    a = audit if isinstance(audit, AuditSummary) else AuditSummary.model_validate(audit)
+    a = audit if isinstance(audit, AuditStats) else AuditStats.model_validate(audit)
     t = (lambda x: md(x, block=False)) if markdown else str  # values from data
     h = "## " if markdown else ""
     b = "**" if markdown else ""

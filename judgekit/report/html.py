@@ -28,10 +28,10 @@ from judgekit.report.content import (
     warning_groups,
 )
 from judgekit.report.format import interval, money, num, pct, seconds
-from judgekit.report.html_judged import audit_section, pairwise_section, reliability_box
 from judgekit.report.html_tasks import tasks_section_parts
 from judgekit.report.load import ReportInputs
 from judgekit.report.markup import Raw, e, not_run, section, table
+from judgekit.report.step_parts import report_parts
 from judgekit.summary import EvalSummary
 
 
@@ -192,9 +192,9 @@ def _header(inputs: ReportInputs, title: str) -> str:
     facts = [f"{len(s.results)} results", f"{len({r.task_id for r in s.results})} tasks",
              f"{len(s.arms)} arms", f"bootstrap seed {s.seed}"]
     notes = "".join(f'<p class="note">{e(n)}</p>' for n in s.notes)
-    nav = "".join(f'<a href="#{a}">{e(t)}</a>' for a, t in (
-        ("arms", "Arms"), ("comparisons", "Comparison"), ("pairwise", "Pairwise"),
-        ("audit", "Audit"), ("tasks", "Tasks")))
+    links = [("arms", "Arms"), ("comparisons", "Comparison"),
+             *((p.anchor, p.title) for p in report_parts()), ("tasks", "Tasks")]
+    nav = "".join(f'<a href="#{a}">{e(t)}</a>' for a, t in links)
     return (f"<header><h1>{e(title)}</h1><p class=\"muted\">{e(' · '.join(facts))}</p>"
             f"<nav>{nav}</nav>{notes}</header>")
 
@@ -202,13 +202,16 @@ def _header(inputs: ReportInputs, title: str) -> str:
 def html_parts(inputs: ReportInputs, title: str = "judgekit report") -> list[str]:
     """The whole page as pieces in order (written one by one: the page is never one string)."""
     s = inputs.summary
+    parts = report_parts()
     return [
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         "<meta name=\"color-scheme\" content=\"light\">"
         f"<title>{e(title)}</title><style>{_asset('report.css')}</style></head><body><main>",
-        _header(inputs, title), reliability_box(s), _warnings(inputs), _arms(s),
-        _comparisons(s), pairwise_section(inputs), audit_section(inputs), _calibration(inputs),
+        _header(inputs, title),
+        *(p.top_html(inputs) for p in parts if p.top_html is not None),
+        _warnings(inputs), _arms(s), _comparisons(s),
+        *(p.html(inputs) for p in parts), _calibration(inputs),
         *tasks_section_parts(inputs),
         "</main><footer class=\"muted\">Written by judgekit. "
         "Rebuild with <code>judgekit report DIR</code>.</footer>"

@@ -29,7 +29,7 @@ from judgekit.report.size_and_jury import (
     size_rows,
     size_sources,
 )
-from judgekit.summary import EvalSummary, JurySummary, SizeBias, SizeControl
+from judgekit.summary import EvalSummary, PairwiseJury, SizeBias, SizeControl
 
 
 def size_plot(bias: SizeBias | None) -> str:
@@ -76,7 +76,7 @@ def size_html(summary: EvalSummary) -> str:
     return "".join(parts)
 
 
-def _jury_head(summary: EvalSummary, jury: JurySummary) -> list[str]:
+def _jury_head(summary: EvalSummary, jury: PairwiseJury) -> list[str]:
     """The jury's rule, the judges' agreement (and its plot) and each judge's state."""
     a = jury.agreement
     parts = [f'<h3 id="jury">Jury</h3><p>{len(jury.judges)} judges, each by flip-and-draw; '

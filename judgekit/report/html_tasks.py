@@ -1,7 +1,8 @@
 """The per-task table of the HTML report: one row per result, details that open.
 
 Each result's details hold its diff, the ground-truth diff, the test output, the materials
-kept for audits (evaluation log, ...) and the verdicts about it (audit verdicts, and
+kept for audits (evaluation log, ...), the agent's transcript (folded, tool calls marked, the
+audit's verified quotes marked in place) and the verdicts about it (audit verdicts, and
 pairwise verdicts of pairs it took part in).
 """
 
@@ -11,10 +12,12 @@ from judgekit.pairwise import DimensionRecord, PairRecord
 from judgekit.report.content import ResultEntry, TaskView, task_views
 from judgekit.report.format import money, num, seconds
 from judgekit.report.html_judged import verdict_card
+from judgekit.report.html_transcript import transcript_details
 from judgekit.report.judged import record_key, repeated_keys, verdict_of
 from judgekit.report.load import ReportInputs
 from judgekit.report.markup import Raw, badge, e, not_run, pre, section, section_ends
 from judgekit.report.parts_cache import PartsCache
+from judgekit.report.transcript_view import shown_transcript
 from judgekit.ingest import RunResult
 from judgekit.scoring import ScoredResult
 
@@ -153,6 +156,9 @@ def _details(entry: ResultEntry, view: TaskView, prepared: PartsCache | None,
              pairwise: dict[int, str]) -> list[str]:
     static = prepared.html(entry.scored, entry.run) if prepared is not None else None
     parts = [static if static is not None else static_details(entry.scored, entry.run)]
+    shown = shown_transcript(entry.run.session, entry.verdicts) if entry.run else None
+    if shown is not None:  # marks the verdicts' quotes: rendered with them, never ahead
+        parts.append(transcript_details(shown))
     if entry.verdicts:
         repeated = repeated_keys(entry.verdicts)
         parts.append("<h5>Audit verdicts</h5>" + "".join(
@@ -189,7 +195,10 @@ def _row(entry: ResultEntry, view: TaskView, first: bool, prepared: PartsCache |
            f"<td>{badge(status)}</td>"
            + "".join(f'<td class="num">{e(n)}</td>' for n in nums)
            + f"<td>{_verdict_summary(entry)}</td></tr>")
-    label = "diff, test output" + (", verdicts" if entry.verdicts or view.pairwise else "")
+    shown = entry.run is not None and entry.run.session is not None \
+        and entry.run.session.format != "raw"
+    label = ("diff, test output" + (", transcript" if shown else "")
+             + (", verdicts" if entry.verdicts or view.pairwise else ""))
     if s.run_id:
         label += f" · run {s.run_id}"
     detail = (f'<tr class="detail" data-status="{e(status)}" data-text="{e(text.lower())}">'

@@ -22,7 +22,7 @@ from judgekit.ingest.models import ResultKey
 from judgekit.report.format import interval, pct, spend
 from judgekit.report.load import ReportInputs
 from judgekit.summary import (
-    AuditSummary,
+    AuditStats,
     DimensionReliability,
     EvalSummary,
     JudgeReliability,
@@ -207,7 +207,8 @@ def size_fact(bias: SizeBias | None) -> str | None:
 # --- the audit ----------------------------------------------------------------------------
 
 class VerdictView(BaseModel):
-    """The fields of an audit verdict a report shows (tolerant of partial verdicts)."""
+    """The fields of a record's verdict a report shows: the verdict's, or every one empty
+    for a record without a verdict (unscored, error)."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -222,7 +223,7 @@ class VerdictView(BaseModel):
 
 def verdict_of(rec: AuditRecord) -> VerdictView:
     """The record's verdict (empty when it has none)."""
-    return VerdictView.model_validate(rec.verdict or {})
+    return VerdictView.model_validate(rec.verdict.model_dump() if rec.verdict else {})
 
 
 def answers_of(rec: AuditRecord) -> int:
@@ -241,7 +242,7 @@ def judge_answers(records: list[AuditRecord]) -> tuple[int, int] | None:
     return answers, cached
 
 
-def _calls_bits(audit: AuditSummary, records: list[AuditRecord] | None) -> list[str]:
+def _calls_bits(audit: AuditStats, records: list[AuditRecord] | None) -> list[str]:
     counted = judge_answers(records or [])
     if counted is None:
         # Without the records the summary cannot tell calls from cached answers.
@@ -261,14 +262,14 @@ def _calls_bits(audit: AuditSummary, records: list[AuditRecord] | None) -> list[
     return [f"{call_text}; {cached} of {answers} answers from the cache"]
 
 
-def audit_run_line(audit: AuditSummary, records: list[AuditRecord] | None = None) -> str:
+def audit_run_line(audit: AuditStats, records: list[AuditRecord] | None = None) -> str:
     """One sentence on how the audit ran (rubric, judge, samples, calls, cache, cost).
 
     With the records of ``audit.jsonl`` it tells calls made from answers served by the cache;
     without them it only counts answers.
 
     Example:
-        >>> audit_run_line(AuditSummary(judge="m", cost_usd=0.0),
+        >>> audit_run_line(AuditStats(judge="m", cost_usd=0.0),
         ...                [AuditRecord(task_id="t", arm="a", attempt=0, test_status="failed",
         ...                             state="valid", tries=2, cached=True)])
         'Audit: judge m; 0 judge calls; all 2 answers from the cache; cost $0.00.'
@@ -284,7 +285,7 @@ def audit_run_line(audit: AuditSummary, records: list[AuditRecord] | None = None
     return f"Audit: {text}." if text else ""
 
 
-def audit_jury_lines(audit: AuditSummary) -> tuple[str, list[str]]:
+def audit_jury_lines(audit: AuditStats) -> tuple[str, list[str]]:
     """With an audit jury: one sentence on its judges, and the results they disagree on.
 
     Example:
@@ -293,7 +294,7 @@ def audit_jury_lines(audit: AuditSummary) -> tuple[str, list[str]]:
         ...                  disagreements=["t / x / attempt 0: m1 1 (Flaky Tests), m2 0"],
         ...                  members={"m1": AuditJuryMember(model="m1", n_valid=2, n_ife=1),
         ...                           "m2": AuditJuryMember(model="m2", n_valid=2, n_ife=0)})
-        >>> head, listed = audit_jury_lines(AuditSummary(jury=jury))
+        >>> head, listed = audit_jury_lines(AuditStats(jury=jury))
         >>> head.split(": ", 1)[1], len(listed)
         ('m1 1 of 2 valid verdicts blame the item; m2 0 of 2. They disagree on 1 result.', 1)
     """
@@ -344,7 +345,7 @@ def record_title(rec: AuditRecord, with_run: bool, sep: str = " · ") -> str:
     return sep.join(parts)
 
 
-def suspected_types(audit: AuditSummary) -> dict[str, str]:
+def suspected_types(audit: AuditStats) -> dict[str, str]:
     """Task id → the defect category several runs blamed."""
     return {t.task_id: t.suspected_type for t in audit.tasks
             if t.suspected and t.suspected_type}

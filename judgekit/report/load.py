@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pydantic import BaseModel
 
-from judgekit.audit.aggregate import AuditRecord
+from judgekit.audit.records import AuditRecord
 from judgekit.audit.kind import AUDIT
 from judgekit.errors import InputError
 from judgekit.io import read_json, read_json_lines

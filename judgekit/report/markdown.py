@@ -2,8 +2,9 @@
 
 Rendered from :class:`~judgekit.report.load.ReportInputs` (or from a bare summary, which
 gives every section that needs no per-item records). This module lays out the page and the
-scores; the judged sections are :mod:`judgekit.report.markdown_judged`'s, the results
-:mod:`judgekit.report.markdown_tasks`'s.
+scores; each step's sections are its part of the reports
+(:func:`judgekit.report.step_parts.report_parts`: for the judging steps,
+:mod:`judgekit.report.markdown_judged`'s), the results :mod:`judgekit.report.markdown_tasks`'s.
 
 Example:
     >>> text = render_markdown({"results": [], "arms": {}, "comparisons": [], "seed": 0})
@@ -21,13 +22,8 @@ from judgekit.report import content as c
 from judgekit.report.format import interval, money, num, seconds
 from judgekit.report.load import ReportInputs
 from judgekit.report.markdown_blocks import md, table
-from judgekit.report.markdown_judged import (
-    audit_section,
-    jury_and_size_sections,
-    pairwise_section,
-    reliability_section,
-)
 from judgekit.report.markdown_tasks import results_lines
+from judgekit.report.step_parts import report_parts
 from judgekit.report.svg import quantile
 from judgekit.summary import EvalSummary
 
@@ -134,7 +130,11 @@ def render_markdown(inputs: ReportInputs | EvalSummary | dict[str, Any]) -> str:
              f"{len(s.arms)} arms.", ""]
     for note in s.notes:
         lines += [f"> {md(note, block=False)}", ""]
-    lines += reliability_section(s) + _warnings(inputs) + _arms(s) + _comparisons(s)
-    lines += pairwise_section(s) + jury_and_size_sections(s) + audit_section(inputs)
+    parts = report_parts()
+    for part in parts:
+        lines += part.top_markdown(inputs) if part.top_markdown is not None else []
+    lines += _warnings(inputs) + _arms(s) + _comparisons(s)
+    for part in parts:
+        lines += part.markdown(inputs)
     lines += _calibration(inputs) + results_lines(inputs)
     return "\n".join(lines)

@@ -36,7 +36,7 @@ from judgekit.report.size_and_jury import (
     size_rows,
     size_sources,
 )
-from judgekit.summary import EvalSummary, JurySummary
+from judgekit.summary import EvalSummary, PairwiseJury
 
 
 def reliability_section(summary: EvalSummary) -> list[str]:
@@ -91,7 +91,7 @@ def pairwise_section(summary: EvalSummary) -> list[str]:
     return lines + _ranking(summary)
 
 
-def _jury(summary: EvalSummary, jury: JurySummary) -> list[str]:
+def _jury(summary: EvalSummary, jury: PairwiseJury) -> list[str]:
     agreement = jury.agreement
     lines = ["## Jury", "", f"{len(jury.judges)} judges, each by flip-and-draw; the "
              f"jury's verdict per dimension: {md(jury.rule, block=False)}.", "",

@@ -1,5 +1,6 @@
 """The results of the Markdown report: one table row per result, then each result's diff,
-test output and materials, folded: inside ``<details>`` everything is HTML, escaped, so that
+test output and materials, and its transcript (:mod:`judgekit.report.markdown_transcript`),
+folded: inside ``<details>`` everything is HTML, escaped, so that
 it is inert whether a renderer reads the block as Markdown or passes it through as HTML.
 
 Example:
@@ -18,6 +19,8 @@ from judgekit.report.format import num, seconds
 from judgekit.report.judged import verdict_of
 from judgekit.report.load import ReportInputs
 from judgekit.report.markdown_blocks import pre, table
+from judgekit.report.markdown_transcript import transcript_lines
+from judgekit.report.transcript_view import MARKDOWN_TRANSCRIPT_CHARS, shown_transcript
 from judgekit.ingest import RunResult
 from judgekit.scoring import ScoredResult
 
@@ -74,7 +77,13 @@ def results_lines(inputs: ReportInputs) -> list[str]:
                          _verdicts(en)])
             ready = prepared.markdown(r, en.run) if prepared is not None else None
             details += ready if ready is not None else result_details(r, en.run)
+            shown = (shown_transcript(en.run.session, en.verdicts,
+                                      cap=MARKDOWN_TRANSCRIPT_CHARS) if en.run else None)
+            if shown is not None:  # marks the verdicts' quotes: made with them, never ahead
+                details += transcript_lines(f"{r.task_id} / {r.arm} / attempt {r.attempt}",
+                                            shown)
     lines = ["## Results by task", ""] + table(
         ["task", "arm", "attempt", "test", "precision", "recall", "F1", "duration", "run",
          "verdicts"], rows)
-    return lines + (["### Diffs and test output", ""] + details if details else [])
+    return lines + (["### Diffs, test output and transcripts", ""] + details if details
+                    else [])

@@ -29,11 +29,12 @@ name is judgekit's, and only of the files judgekit names (and of second links to
 
 Example:
     >>> import tempfile, pathlib
+    >>> from judgekit.outputs import REPORT_MD, SUMMARY_FILE
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "out"
-    >>> replace_dir(out, lambda d: (d / "summary.json").write_text("{}"))
+    >>> replace_dir(out, lambda d: (d / SUMMARY_FILE).write_text("{}"))
     >>> sorted(p.name for p in out.iterdir())
     ['summary.json']
-    >>> replace_dir(out, lambda d: (d / "report.md").write_text("#"))
+    >>> replace_dir(out, lambda d: (d / REPORT_MD).write_text("#"))
     >>> sorted(p.name for p in out.iterdir())
     ['report.md']
     >>> import shutil; shutil.rmtree(out.parent)

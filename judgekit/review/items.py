@@ -24,7 +24,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from judgekit.audit import AuditRecord, load_rubric
 from judgekit.audit.checks import extract_quotes
-from judgekit.audit.models import AuditSummary
+from judgekit.audit.models import AuditStats
 from judgekit.errors import JudgekitError
 from judgekit.ingest import RunResult
 from judgekit.pairwise import PairRecord
@@ -174,7 +174,7 @@ class AuditItem(_Item[AuditRecord]):
 
     def reveal(self) -> dict[str, Any]:
         r = self.record
-        verdict = r.verdict or {}
+        verdict = r.verdict.model_dump() if r.verdict else {}
         texts = {t["name"]: t["text"] for t in self.blind["texts"]}
         marks, not_found = [], []
         for quote in extract_quotes(verdict.get("evidence")):
@@ -273,7 +273,7 @@ def load_queue(out_dir: Path, seed: int) -> Queue:
     return Queue(items, missing, audit_categories(inputs.summary.audit))
 
 
-def audit_categories(audit: AuditSummary | None) -> list[str]:
+def audit_categories(audit: AuditStats | None) -> list[str]:
     """The categories of the rubric the audit used, in the rubric's order; when that rubric
     cannot be loaded here (a rubric file not at hand), the categories the audit's verdicts
     named (``by_type``: counts over the whole audit, nothing of one item)."""

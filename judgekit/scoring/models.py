@@ -68,6 +68,8 @@ class ScoredResult(BaseModel):
                            "fixed, done) while the test status is not passed.")
     transcript_redactions: int | None = Field(
         None, description="Secret-looking values redacted from the transcript when read.")
+    transcript_unreadable: str | None = Field(
+        None, description="Why the transcript file the result names could not be read.")
     truncated: list[str] = Field(
         default_factory=list, description="The result's text fields stored or read cut to "
                                           "their head and tail (its run file's truncated).")

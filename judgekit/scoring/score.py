@@ -10,6 +10,7 @@ from judgekit import stats
 from judgekit.diffs import DEFAULT_INFRA_PATHS, excluded_files, files_touched, is_excluded
 from judgekit.ingest.models import ResultKey, RunResult
 from judgekit.ingest.transcripts.claims import claims_success
+from judgekit.ingest.transcripts.link import UNREADABLE_KEY
 from judgekit.ingest.transcripts.model import Transcript
 from judgekit.scoring.arms import arm_stats, compare_all
 from judgekit.scoring.clusters import cluster_info, repository_of, task_clusters
@@ -76,8 +77,14 @@ def score_result(result: RunResult, *, exclude: Sequence[str] = DEFAULT_INFRA_PA
         injection_precision=injection.precision if injection else None,
         injection_recall=injection.recall if injection else None,
         **_from_session(result.session, outcome.status),
+        transcript_unreadable=_unreadable(result),
         truncated=sorted(cut),
     ))
+
+
+def _unreadable(result: RunResult) -> str | None:
+    why = result.metadata.get(UNREADABLE_KEY)
+    return why if isinstance(why, str) else None
 
 
 def _from_session(session: Transcript | None, status: str) -> dict[str, Any]:

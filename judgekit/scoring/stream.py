@@ -40,6 +40,7 @@ from judgekit.ingest.cuts import compact_value, mark_read_cuts
 from judgekit.ingest.jsondoc import StreamedDocument, read_value
 from judgekit.ingest.models import ResultKey, RunResult
 from judgekit.ingest.shards import lines_of, plan, read_line
+from judgekit.ingest.transcripts.link import link_named
 from judgekit.ingest.validation import validate
 from judgekit.scoring.models import ScoredResult
 from judgekit.scoring.score import score_result
@@ -227,7 +228,7 @@ def _document_result(job: _Results, index: int, raw: bytes) -> RunResult:
     path = Path(job.path)
     value = read_value(raw, path, where, job.depth)
     mark_read_cuts(value)
-    return validate(RunResult, value, path, where)
+    return link_named(path, validate(RunResult, value, path, where))
 
 
 def _score_results(job: _Results) -> _ShardScores:
@@ -264,6 +265,9 @@ class ScoredReading(Reading[ScoredResult]):
 
     def label(self, item: ScoredResult) -> str:
         return ResultKey.of(item).with_run()
+
+    def transcript_problem(self, item: ScoredResult) -> str | None:
+        return item.transcript_unreadable
 
     def fill_run_id(self, item: ScoredResult, run_id: str) -> None:
         if item.run_id is None:

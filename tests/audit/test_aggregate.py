@@ -28,7 +28,7 @@ def test_samples_combine_to_the_majority_verdict_and_its_most_common_type() -> N
         sample(defect_verdict(), dtype="Flaky Tests"), sample(agent_verdict()),
         sample(defect_verdict(), dtype="Flaky Tests"),
         sample(None, state="unscored")])
-    assert fields["state"] == "valid" and fields["verdict"]["score"] == 1
+    assert fields["state"] == "valid" and fields["verdict"].score == 1
     assert fields["deficiency_type"] == "Flaky Tests"
     assert fields["agreement"] == 0.6667 and fields["samples"] == 4 and fields["tries"] == 4
     assert fields["sample_scores"] == [1, 0, 1, None]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import jsonschema
 
-from judgekit.audit.aggregate import AuditRecord
+from judgekit.audit.records import AuditRecord
 from judgekit.pairwise import PairRecord
 from judgekit.report.load import load_report_dir
 from judgekit.summary import EvalSummary

@@ -14,7 +14,7 @@ def test_pair_stats_counts_draws_as_half_and_leaves_out_failed_items() -> None:
     s.add("draw", agree=None)                 # identical diffs: no answers
     s.add("draw", agree=None, state="unscored")
     s.add("draw", agree=None, state="error")
-    d = s.summary().model_dump(mode="json")
+    d = s.dimension_stats().model_dump(mode="json")
     assert (d["wins_a"], d["wins_b"], d["draws"], d["n"]) == (3, 1, 2, 6)
     assert (d["unscored"], d["error"], d["identical"]) == (1, 1, 1)
     assert d["win_rate_a"] == pytest.approx(4 / 6)
@@ -28,7 +28,7 @@ def test_pair_stats_counts_draws_as_half_and_leaves_out_failed_items() -> None:
 def test_pair_stats_without_valid_items_reports_none_rates() -> None:
     s = PairStats()
     s.add("draw", agree=None, state="unscored")
-    d = s.summary().model_dump(mode="json")
+    d = s.dimension_stats().model_dump(mode="json")
     assert d["n"] == 0 and d["win_rate_a"] is None and d["position_consistency"] is None
 
 

@@ -13,10 +13,10 @@ from judgekit.report.html_judged import audit_section
 from judgekit.report.judged import audit_run_line, record_title
 from judgekit.report.load import ReportInputs
 from judgekit.report.markdown import render_markdown
-from judgekit.summary import AuditSummary
+from judgekit.summary import AuditStats
 from tests.report.browser import open_page
 
-AUDIT = AuditSummary(rubric="commit-revert", judge="anthropic:m", samples=1, tries_total=50,
+AUDIT = AuditStats(rubric="commit-revert", judge="anthropic:m", samples=1, tries_total=50,
                      cost_usd=0.0)
 EMPTY = {"results": [], "arms": {}, "comparisons": [], "seed": 0}
 
@@ -95,7 +95,7 @@ def test_long_defect_badges_stay_inside_their_cell(judged_dir: Path, tmp_path: P
     kind = "Execution Environment Issues"
     for rec in inputs.audit:
         if rec.state == "valid" and rec.verdict is not None:
-            rec.verdict = {**rec.verdict, "score": 1, "deficiency_type": kind}
+            rec.verdict = rec.verdict.model_copy(update={"score": 1, "deficiency_type": kind})
             rec.deficiency_type = kind
     page = render_html(inputs)
     assert f"defect: {kind}" in page
@@ -121,7 +121,9 @@ def test_a_verdict_shared_with_an_identical_request_counts_its_answer():
 def test_an_evidence_passage_whose_quote_was_not_found_is_not_shown_as_found():
     rec = _rec("r1", False).model_copy(update={"evidence_verified": False,
                                               "quotes_not_found": ["nothing like it"]})
-    rec.verdict = {**rec.verdict, "evidence": ['"nothing like it"', '"{\\"ok\\": true}"']}
+    assert rec.verdict is not None
+    rec.verdict = rec.verdict.model_copy(
+        update={"evidence": ['"nothing like it"', '"{\\"ok\\": true}"']})
     inputs = ReportInputs.of(EMPTY | {"audit": AUDIT.model_dump()}, audit=[rec])
     md = render_markdown(inputs)
     assert '> "nothing like it"\n>\n> _(not found in the materials)_' in md

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from judgekit.ingest.models import RunFile, RunResult
-from judgekit.ingest.transcripts.link import named_in_metadata
+from judgekit.ingest.transcripts.link import link_named, named_in_metadata
 from judgekit.ingest.validation import validate
 
 _RUN_FILE_KEYS = frozenset(RunFile.model_fields)
@@ -65,9 +65,10 @@ class NativeAdapter:
 
     def load(self, path: Path, document: Any) -> list[RunResult]:
         if isinstance(document, list):
-            return [validate(RunResult, item, path, f"[{i}]") for i, item in enumerate(document)]
+            return [link_named(path, validate(RunResult, item, path, f"[{i}]"))
+                    for i, item in enumerate(document)]
         if _looks_like_result(document) and "results" not in document:
-            return [validate(RunResult, document, path)]
+            return [link_named(path, validate(RunResult, document, path))]
         run = validate(RunFile, document, path)
         if run.run_id:
             for r in run.results:

@@ -30,6 +30,8 @@ _SUFFIXES = (".traj.json", ".traj", ".jsonl", ".json", ".md", ".txt", ".log")
 _MAX_LISTED = 5
 #: files looked at under one directory, at most (a directory of anything is not walked whole)
 MAX_FILES = 100_000
+UNREADABLE_KEY = "transcript_unreadable"
+"""The key of a result's ``metadata`` saying why the transcript it names was not read."""
 
 
 def task_of_name(name: str) -> str:
@@ -51,11 +53,14 @@ class LinkReport:
     unmatched_files: list[str] = field(default_factory=list)
     #: (file, why) for each file that could not be read
     unreadable: list[tuple[str, str]] = field(default_factory=list)
+    #: for each file read with lines that are not JSON: how many, said
+    partial: list[str] = field(default_factory=list)
 
     def warnings(self) -> list[str]:
         out = []
         bad = [f"{path}: {why}" for path, why in self.unreadable]
         for items, what in ((bad, "transcript file(s) could not be read"),
+                            (self.partial, "transcript file(s) read in part"),
                             (self.unmatched_files, "transcript file(s) matched no result")):
             if items:
                 more = f" and {len(items) - _MAX_LISTED} more" if len(items) > _MAX_LISTED \
@@ -99,6 +104,8 @@ def index(directory: Path, report: LinkReport, wanted: set[str]
         if read.unrecognised:
             report.unreadable.append((str(path), "no known transcript format"))
             continue
+        if (left_out := read.left_out()) is not None:
+            report.partial.append(left_out)
         hit = False
         for t in read.transcripts:
             task = t.task_id or by_name
@@ -130,35 +137,44 @@ def attach(results: Iterable[RunResult], directories: Sequence[Path | str]) -> L
             result.session = session
             report.matched += 1
         elif result.task_id in why:
-            result.metadata["transcript_unreadable"] = why[result.task_id]
+            result.metadata[UNREADABLE_KEY] = why[result.task_id]
     return report
 
 
 def named_in_metadata(run_file: Path, results: Iterable[RunResult]) -> None:
-    """Give each result without a session the transcript its ``metadata.transcript_file``
-    names (as ``judgekit run`` keeps them: ``NAME.transcripts/`` beside the run file), read
-    only from under the run file's directory; one that cannot be read is named in the
-    result's ``metadata.transcript_unreadable``."""
-    root = run_file.parent
+    """:func:`link_named` for each of ``results``."""
     for result in results:
-        named = result.metadata.get("transcript_file")
-        if result.session is not None or not isinstance(named, str) or not named:
-            continue
-        given = Path(named)
-        found = contained(root, given) if given.is_absolute() else None
-        if found is None or not found.is_file():
-            found = contained(root, given.parent.name, given.name)
-        if found is None or not found.is_file():
-            result.metadata["transcript_unreadable"] = (
-                "not found under the run file's directory")
-            continue
-        try:
-            read = read_transcripts(found)
-        except InputError as exc:
-            result.metadata["transcript_unreadable"] = exc.reason
-            continue
-        if not read.unrecognised:
-            result.session = read.transcripts[0]
+        link_named(run_file, result)
+
+
+def link_named(run_file: Path, result: RunResult) -> RunResult:
+    """Give ``result``, when it has no session, the transcript its
+    ``metadata.transcript_file`` names (as ``judgekit run`` keeps them:
+    ``NAME.transcripts/`` beside the run file), read only from under the run file's
+    directory: a relative name is taken from there, an absolute one (a run file written by
+    an older ``judgekit run`` names the file where it was written) where it still lies under
+    that directory, else as ``NAME.transcripts/FILE`` beside the run file. One that cannot be
+    found or read is named in the result's ``metadata.transcript_unreadable`` (loading counts
+    it as a warning); ``result`` itself is returned."""
+    named = result.metadata.get("transcript_file")
+    if result.session is not None or not isinstance(named, str) or not named:
+        return result
+    root = run_file.parent
+    given = Path(named)
+    found = contained(root, given)
+    if found is None or not found.is_file():
+        found = contained(root, given.parent.name, given.name)
+    if found is None or not found.is_file():
+        result.metadata[UNREADABLE_KEY] = "not found under the run file's directory"
+        return result
+    try:
+        read = read_transcripts(found)
+    except InputError as exc:
+        result.metadata[UNREADABLE_KEY] = exc.reason
+        return result
+    if not read.unrecognised:
+        result.session = read.transcripts[0]
+    return result
 
 
 def beside(predictions: Path) -> list[Path]:
@@ -170,5 +186,5 @@ def beside(predictions: Path) -> list[Path]:
     return out
 
 
-__all__ = ["LinkReport", "MAX_FILES", "attach", "beside", "index", "named_in_metadata",
-           "task_of_name"]
+__all__ = ["LinkReport", "MAX_FILES", "UNREADABLE_KEY", "attach", "beside", "index",
+           "link_named", "named_in_metadata", "task_of_name"]

@@ -21,10 +21,10 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validat
 ExitStatus = Literal["submitted", "completed", "limits_exceeded", "error", "interrupted"]
 """How the agent's session ended, in one vocabulary for every agent.
 
-``submitted``: the agent handed in its work through its own submit action (SWE-agent,
-mini-swe-agent); ``completed``: the session ended normally with a final message;
-``limits_exceeded``: a step, cost, time, turn or token limit stopped it (the agent's
-outcome, never a harness error; :attr:`Transcript.limit` says which); ``error``: the agent
+``submitted``: the agent handed in its work through its own submit or finish action
+(SWE-agent, mini-swe-agent, OpenHands); ``completed``: the session ended normally with a
+final message; ``limits_exceeded``: a step, cost, time, turn or token limit stopped it (the
+agent's outcome, never a harness error; :attr:`Transcript.limit` says which); ``error``: the agent
 or its model call failed; ``interrupted``: it was stopped from outside."""
 
 Role = Literal["system", "user", "assistant", "tool"]

@@ -62,6 +62,15 @@ class TranscriptFile:
     problems: list[str] = field(default_factory=list)
     #: the file's text with its secret-looking values redacted
     text: str = ""
+    #: lines of a JSON-lines file that are not JSON (a cut-off last line), left out
+    bad_lines: int = 0
+
+    def left_out(self) -> str | None:
+        """The line saying which lines were left out, or ``None``."""
+        if not self.bad_lines:
+            return None
+        return f"{self.path}: {self.bad_lines} line{'s' * (self.bad_lines != 1)} not JSON, " \
+               "left out"
 
     @property
     def redactions(self) -> int:
@@ -133,7 +142,8 @@ def parse_text(path: str | Path, text: str, *, known_secrets: Sequence[str] = ()
     share = [scrubber.count] + [0] * (len(found) - 1)
     out = [t.model_copy(update={"source": name, "redactions": t.redactions + extra})
            for t, extra in zip(found, share)]
-    return TranscriptFile(Path(path), out, problems=problems, text=clean)
+    return TranscriptFile(Path(path), out, problems=problems, text=clean,
+                          bad_lines=source.bad_lines)
 
 
 def read_transcripts(path: str | Path, *, known_secrets: Sequence[str] = ()

@@ -2,6 +2,7 @@
 OpenAI Responses API (both streamed) and of Chat Completions to drive Claude Code, Codex CLI
 and mini-swe-agent through a short scripted session: a command that succeeds, (for Codex)
 an ``apply_patch``, a command that exits 1, then a final message that claims the tests pass.
+A Chat Completions request with no tools (aider's) gets one search/replace edit.
 
 Run as ``python agentapi.py PORT``; the tests start it on a free port.
 """
@@ -59,6 +60,25 @@ def anthropic(body):
                                   "usage": {"output_tokens": out}}),
                ("message_stop", {"type": "message_stop"})]
     return sse(events)
+
+
+AIDER_EDIT = ("I'll fix the sign.\n\ncalc.py\n```python\n<<<<<<< SEARCH\n    return a - b\n"
+              "=======\n    return a + b\n>>>>>>> REPLACE\n```\n")
+
+
+def aider_chat(body):
+    """Chat Completions with no tools (not streamed), as aider uses it: a search/replace
+    edit of ``calc.py`` in the reply's text, or the commit message it asks for after."""
+    system = " ".join(str(m.get("content")) for m in body.get("messages", [])
+                      if m.get("role") == "system")
+    text = "fix add" if "commit message" in system.lower() else AIDER_EDIT
+    return json.dumps({
+        "id": "chat_aider", "object": "chat.completion", "created": 1,
+        "model": body.get("model"),
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                     "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 1200, "completion_tokens": 40,
+                  "total_tokens": 1240}}).encode()
 
 
 def chat(body):
@@ -140,6 +160,8 @@ class Handler(BaseHTTPRequestHandler):
                 "id": "m", "type": "message", "role": "assistant", "model": body.get("model"),
                 "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn",
                 "usage": {"input_tokens": 1, "output_tokens": 1}}).encode())
+        elif path.endswith("/chat/completions") and not body.get("tools"):
+            self._send(200, aider_chat(body))
         elif path.endswith("/chat/completions"):
             self._send(200, chat(body))
         elif path.endswith("/responses"):

@@ -46,14 +46,23 @@ def agent_api(tmp_path: Path) -> Iterator[str]:
 
 
 def cli(name: str) -> str:
-    """The path of CLI ``name``; the test is skipped, saying how to install it, when absent."""
-    found = shutil.which(name) or (str(Path(sys.executable).parent / name)
-                                   if (Path(sys.executable).parent / name).is_file() else None)
-    if found is None:
+    """The path of CLI ``name`` (aider: ``$JUDGEKIT_AIDER`` first, as it lives in a virtual
+    environment of its own); when absent the test is skipped, saying how to install it, or
+    fails where ``JUDGEKIT_REQUIRE_REAL_MODEL=1`` (set by CI)."""
+    own = os.environ.get("JUDGEKIT_AIDER") if name == "aider" else None
+    found = own or shutil.which(name) or (
+        str(Path(sys.executable).parent / name)
+        if (Path(sys.executable).parent / name).is_file() else None)
+    if found is None or not Path(found).is_file():
         how = {"mini": "pip install mini-swe-agent==2.4.6 (the realmodel extra)",
                "claude": "npm install -g @anthropic-ai/claude-code@2.1.197",
-               "codex": "npm install -g @openai/codex@0.171.0"}[name]
-        pytest.skip(f"{name} is not installed: {how}")
+               "codex": "npm install -g @openai/codex@0.171.0",
+               "aider": "pip install aider-chat==0.86.2 in a virtual environment of its "
+                        "own, and JUDGEKIT_AIDER=VENV/bin/aider"}[name]
+        missing = f"{name} is not installed: {how}"
+        if os.environ.get("JUDGEKIT_REQUIRE_REAL_MODEL") == "1":
+            pytest.fail(missing)
+        pytest.skip(missing)
     return found
 
 

@@ -126,3 +126,78 @@ def test_run_file_results_naming_their_transcript_files(tmp_path: Path) -> None:
     proc = judgekit("score", run, "--json", "--no-similarity")
     assert proc.returncode == 0, proc.stderr
     assert _arm(proc.stdout, "a")["n_with_transcript"] == 1
+
+
+def _old_jsonl(tmp_path: Path) -> Path:
+    """A ``.jsonl`` run file as an older ``judgekit run`` wrote it: raw transcript text, no
+    ``session``, and ``metadata.transcript_file`` naming the kept file by the absolute path
+    it had where the run was written (the run directory has since moved)."""
+    kept = tmp_path / "run.transcripts"
+    kept.mkdir()
+    shutil.copy(SWE_AGENT, kept / "t1.a.0.txt")
+    (tmp_path / "nested").mkdir()
+    shutil.copy(SWE_AGENT, tmp_path / "nested" / "t3.txt")
+    lines = [
+        {"task": {"id": "t1"}, "arm": "a", "agent_diff": "", "transcript": "...",
+         "test": {"exit_code": 1, "output": "1 failed in 0.1s"},
+         "metadata": {"transcript_file": "/gone/away/run.transcripts/t1.a.0.txt"}},
+        {"task": {"id": "t2"}, "arm": "a", "agent_diff": "",
+         "metadata": {"transcript_file": "/gone/away/run.transcripts/t2.a.0.txt"}},
+        # relative: taken from the run file's directory, never from outside it
+        {"task": {"id": "t3"}, "arm": "a", "agent_diff": "",
+         "metadata": {"transcript_file": "nested/t3.txt"}},
+        {"task": {"id": "t4"}, "arm": "a", "agent_diff": "",
+         "metadata": {"transcript_file": "../../etc/hostname"}},
+    ]
+    run = tmp_path / "run.jsonl"
+    run.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return run
+
+
+def test_older_jsonl_run_files_get_the_sessions_their_metadata_names(tmp_path: Path) -> None:
+    from judgekit.ingest.load import load_runs_result
+
+    run = _old_jsonl(tmp_path)
+    loaded = load_runs_result(run)
+    t1, t2, t3, t4 = loaded.results
+    assert t1.session is not None and t1.session.format == "swe-agent"
+    assert t3.session is not None and t3.session.format == "swe-agent"
+    assert t2.session is None and t4.session is None
+    assert t2.metadata["transcript_unreadable"] == "not found under the run file's directory"
+    warned = [w for w in loaded.warnings if "transcript file" in w]
+    assert len(warned) == 1 and warned[0].startswith("2 results name a transcript file")
+    assert "t2 / a" in warned[0] and "t4 / a" in warned[0]
+
+
+def test_older_jsonl_run_files_scored_with_their_sessions(tmp_path: Path) -> None:
+    run = _old_jsonl(tmp_path)
+    proc = judgekit("score", run, "--json", "--no-similarity")  # read a line at a time
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert _arm(proc.stdout, "a")["n_with_transcript"] == 2
+    assert any(w.startswith("2 results name a transcript file")
+               for w in summary["warnings"]), summary["warnings"]
+    rows = {r["task_id"]: r for r in summary["results"]}
+    assert rows["t1"]["transcript_format"] == "swe-agent" and rows["t1"]["tool_calls"] > 0
+    assert rows["t2"]["transcript_unreadable"] == "not found under the run file's directory"
+
+
+def test_older_jsonl_run_files_scored_in_shards_link_their_sessions(tmp_path: Path) -> None:
+    from judgekit.ingest.load import iter_items
+    from judgekit.scoring.stream import ScoredReading
+
+    run = _old_jsonl(tmp_path)
+    reading = ScoredReading(workers=2, parallel_bytes=1, shard_bytes=1)
+    rows = list(iter_items(run, reading))
+    assert [r.transcript_format for r in rows] == ["swe-agent", None, "swe-agent", None]
+    assert rows[1].transcript_unreadable == "not found under the run file's directory"
+
+
+def test_a_bare_list_of_results_gets_the_sessions_its_metadata_names(tmp_path: Path) -> None:
+    from judgekit.ingest.load import load_runs
+
+    lines = _old_jsonl(tmp_path).read_text().splitlines()
+    run = tmp_path / "old.json"
+    run.write_text("[" + ",".join(lines) + "]")
+    t1, t2, t3, _ = load_runs(run)
+    assert t1.session is not None and t3.session is not None and t2.session is None

@@ -129,7 +129,10 @@ def test_aider_chat_history_published_by_aider() -> None:
     t = read_transcript(FIXTURES / "aider.chat.history.md")
     assert t.format == "aider"
     assert [c.name for c in t.tool_calls] == ["edit"]
-    assert t.tool_calls[0].arguments == {"path": "aider/utils.py"}
+    (edit,) = t.tool_calls[0].arguments["edits"]  # the reply's one search/replace block
+    assert t.tool_calls[0].arguments["path"] == "aider/utils.py"
+    assert edit["search"].startswith("def run_install(cmd):\n")
+    assert "Spinner(" in edit["replace"] and t.patch_files == ["aider/utils.py"]
     assert t.turns[0] == Turn(role="user", text="Use the Spinner instead of the inlined custom "
                                                "spinner")
     # "Tokens: 5,244 sent, 604 received" and "12,566 sent, 84 received"

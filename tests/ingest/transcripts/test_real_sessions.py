@@ -131,3 +131,57 @@ def test_codex_rollout_and_exec_json(tmp_path: Path, agent_api: str) -> None:
         assert t.tokens_out == 44 and t.cache_read_tokens == 20 and t.cost_usd is None
         assert claims_success(t.final_message)
     assert read_transcript(rollout).model == "gpt-5.5"
+
+
+def test_aider_chat_history_and_llm_history(tmp_path: Path, agent_api: str) -> None:
+    """aider edits ``calc.py`` with one search/replace block and commits it; both files it
+    writes are read back. A proxy that answers nothing stands for the network: aider's
+    only requests go to the loopback server (its price list comes from a metadata file)."""
+    work = git_repo(tmp_path / "work")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[user]\n\tname = t\n\temail = t@example.com\n")
+    subprocess.run(["git", "add", "calc.py"], cwd=work, env=clean_env(home), check=True)
+    subprocess.run(["git", "commit", "-qm", "add"], cwd=work, env=clean_env(home), check=True)
+    prices = tmp_path / "models.json"
+    prices.write_text(json.dumps({"openai/tiny": {
+        "max_input_tokens": 8192, "max_output_tokens": 1024, "litellm_provider": "openai",
+        "mode": "chat", "input_cost_per_token": 2.5e-5, "output_cost_per_token": 2.5e-4}}))
+    dead = "http://127.0.0.1:9"
+    env = clean_env(home, OPENAI_API_KEY=KEY, HTTP_PROXY=dead, HTTPS_PROXY=dead,
+                    ALL_PROXY=dead, NO_PROXY="127.0.0.1,localhost",
+                    LITELLM_LOCAL_MODEL_COST_MAP="True")
+    llm_log = tmp_path / "llm-history.txt"
+    proc = subprocess.run(
+        [cli("aider"), "--model", "openai/tiny", "--openai-api-base", f"{agent_api}/v1",
+         "--model-metadata-file", str(prices), "--no-check-update", "--no-show-release-notes",
+         "--no-analytics", "--yes-always", "--no-pretty", "--no-fancy-input", "--no-stream",
+         "--edit-format", "diff", "--llm-history-file", str(llm_log),
+         "--message", "fix add in calc.py", "calc.py"],
+        cwd=work, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+        timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "proxy" not in (proc.stdout + proc.stderr).lower()  # nothing tried the network
+    assert (work / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    edit = {"path": "calc.py", "edits": [{"search": "    return a - b\n",
+                                          "replace": "    return a + b\n"}]}
+    history = work / ".aider.chat.history.md"
+    for path in (history, llm_log):
+        proc = judgekit("transcript", path, "--json")
+        assert proc.returncode == 0, proc.stderr
+        data = json.loads(proc.stdout)
+        assert data["format"] == "aider" and data["exit_status"] == "completed", path
+        assert [(t["role"], t["text"]) for t in data["turns"] if t["role"] != "system"][:1] \
+            == [("user", "fix add in calc.py")]
+        assert data["n_turns"] == 1 and "<<<<<<< SEARCH" in data["final_message"]
+        assert [(c["name"], c["arguments"]) for c in data["tool_calls"]] == [("edit", edit)]
+        assert KEY not in proc.stdout
+    chat = read_transcript(history)
+    # "Tokens: 1.2k sent, 40 received. Cost: $0.04 message, $0.04 session."
+    assert (chat.tokens_in, chat.tokens_out, chat.cost_usd) == (1200, 40, 0.04)
+    assert chat.patch_files == ["calc.py"] and chat.model == "openai/tiny"
+    logged = read_transcript(llm_log)
+    assert logged.turns[0].role == "system" and "<<<<<<< SEARCH" in logged.turns[0].text
+    # the log holds no usage, and not whether an edit applied
+    assert (logged.tokens_in, logged.tokens_out, logged.cost_usd) == (None, None, None)
+    assert logged.patch_files == []
