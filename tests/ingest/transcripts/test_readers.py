@@ -20,7 +20,7 @@ from .conftest import FIXTURES
 def test_swe_agent_trajectory_published_by_swe_agent() -> None:
     t = read_transcript(FIXTURES / "swe-agent-1.traj")
     assert t.format == "swe-agent" and t.exit_status == "submitted"
-    assert [c.name for c in t.tool_calls] == ["find_file", "open", "edit", "python3", "submit"]
+    assert [c.name for c in t.tool_calls] == ["find_file", "open", "edit", "bash", "submit"]
     assert t.tool_calls[0].arguments["command"] == "find_file missing_colon.py"
     assert "Found 1 matches" in (t.tool_calls[0].output or "")
     assert t.patch_files == ["tests/missing_colon.py"]
