@@ -3,10 +3,15 @@
 The chat history is Markdown: ``# aider chat started at ...`` opens a session, ``#### ``
 lines are the user's input, ``> `` lines aider's own notes (``Applied edit to FILE``,
 ``Running CMD``, ``Tokens: 2.1k sent, 120 received. Cost: $0.01 message, $0.03 session.``),
-everything else the model's replies. Edits and commands become tool calls (``edit`` with
-``arguments.path`` and, where the reply before it holds them, the ``edits``' search and
-replace texts; ``shell`` with ``arguments.command``); ``patch_files`` are the files aider
-says it applied edits to (the history holds no diff).
+everything else the model's replies, but for aider's own report of edits that failed to
+match (``# N SEARCH/REPLACE block failed to match!`` and the text it sends the model back,
+to its closing ``The SEARCH section must exactly match ...``). Edits and commands become
+tool calls (``edit`` with ``arguments.path`` and, where the reply before it holds them, the
+``edits``' search and replace texts; ``shell`` with ``arguments.command``); an edit that
+failed to match is an ``edit`` call with aider's report as its output, flagged ``error``.
+``patch_files`` are the files aider says it applied edits to (the history holds no diff).
+``Model X has hit a token limit!`` ends a session ``limits_exceeded`` (``tokens``) when no
+reply follows it.
 
 The LLM history log holds each request (``TO LLM``: every message sent, ``-------`` between
 them, one ``ROLE`` prefix a line) and each reply (``LLM RESPONSE``). A request repeats
@@ -35,6 +40,13 @@ _SESSION_COST = re.compile(r"\$([\d.]+) session\b")
 _EDIT = re.compile(r"^Applied edit to (.+?)\s*$")
 _RUN = re.compile(r"^Running (.+?)\s*$")
 _MODEL = re.compile(r"^(?:Main model|Models?): (\S+)")
+_FAILED = re.compile(r"^# \d+ SEARCH/REPLACE blocks? failed to match!")
+_NO_MATCH = re.compile(r"^## SearchReplace\w*: This SEARCH block failed to exactly match "
+                       r"lines in (.+?)\s*$", re.M)
+_FAILED_END = "The SEARCH section must exactly match"
+#: lines aider may add after that closing one (when other blocks of the reply applied)
+_FAILED_TAIL = ("# The other ", "Don't re-send them", "Just reply with fixed versions")
+_TOKEN_LIMIT = re.compile(r"^Model \S+ has hit a token limit!")
 _ROLES: dict[str, Role] = {"SYSTEM": "system", "USER": "user", "ASSISTANT": "assistant"}
 _SEPARATOR = "-------"
 _SEARCH, _DIVIDER, _REPLACE = (re.compile(r"^<{5,9} SEARCH\b"), re.compile(r"^={5,9}\s*$"),
@@ -111,15 +123,45 @@ class AiderReader:
         user_open = False
         last_shell: int | None = None
         starts = _STARTED.findall(source.text)
+        failing: list[str] | None = None  # aider's report of edits that failed to match
+        closing = False  # that report's closing line was read
+        token_limit = False
 
         def flush() -> None:
+            nonlocal token_limit, interrupted
             text = "\n".join(reply).strip()
             if text:
                 b.say("assistant", text)
                 blocks[:] = _edit_blocks(text)
+                token_limit = interrupted = False
             reply.clear()
 
+        def failed_edits() -> None:
+            nonlocal failing, closing
+            if failing is None:
+                return
+            report = "\n".join(x.rstrip() for x in failing).strip()
+            failing, closing = None, False
+            named = _edit_blocks(_NO_MATCH.sub(lambda m: m.group(1), report))
+            paths = list(dict.fromkeys(_NO_MATCH.findall(report))) or list(
+                dict.fromkeys(p for p, _, _ in blocks)) or [""]
+            for path in paths:
+                b.attach_to_last_turn(b.call("edit", _edit_arguments(path, named or blocks),
+                                             output=report, error=True))
+            b.say("tool", report)
+
         for line in source.text.splitlines():
+            if failing is not None and not (line.startswith(">")
+                                             and not _REPLACE.match(line)):
+                stripped = line.strip()
+                if closing and stripped and not stripped.startswith(_FAILED_TAIL):
+                    failed_edits()  # the model's next reply
+                else:
+                    failing.append(line)
+                    closing = closing or stripped.startswith(_FAILED_END)
+                    continue
+            if line.startswith(">") and not _REPLACE.match(line):
+                failed_edits()
             if line.startswith("# aider chat started at"):
                 flush()
                 if session_cost is not None:
@@ -143,7 +185,12 @@ class AiderReader:
                     interrupted = note.startswith("^C KeyboardInterrupt")
                 edit, run, model_note = _EDIT.match(note), _RUN.match(note), _MODEL.match(note)
                 tokens = _TOKENS.search(note)
-                if edit:
+                if _FAILED.match(note):
+                    failing = [note]
+                    last_shell = None
+                elif _TOKEN_LIMIT.match(note):
+                    token_limit = True
+                elif edit:
                     path = edit.group(1)
                     b.attach_to_last_turn(b.call("edit", _edit_arguments(path, blocks)))
                     if path not in edited:
@@ -168,14 +215,16 @@ class AiderReader:
                         update={"output": ((call.output or "") + note + "\n")})
                 continue
             reply.append(line)
+        failed_edits()
         flush()
         if session_cost is not None:
             cost = (cost or 0.0) + session_cost
         if not b.turns and not starts:
             raise source.fail(None, "an aider chat history with no session in it")
         status: ExitStatus | None = "interrupted" if interrupted else (
-            "completed" if b.turns else None)
-        return b.finish(tokens_in=tokens_in if seen_tokens else None,
+            "limits_exceeded" if token_limit else "completed" if b.turns else None)
+        return b.finish(limit="tokens" if status == "limits_exceeded" else None,
+                        tokens_in=tokens_in if seen_tokens else None,
                         tokens_out=tokens_out if seen_tokens else None,
                         cache_read_tokens=cache_hit if seen_tokens and cache_hit else None,
                         cost_usd=cost, exit_status=status, patch_files=edited, model=model)

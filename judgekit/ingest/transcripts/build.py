@@ -82,10 +82,12 @@ class Builder:
         self._by_id: dict[str, int] = {}
 
     def call(self, name: str, arguments: Any, *, call_id: str | None = None,
-             output: str | None = None, exit_code: int | None = None) -> int:
+             output: str | None = None, exit_code: int | None = None,
+             error: bool | None = None) -> int:
         """Record a tool call; its index."""
         self.calls.append(ToolCall(name=name or "?", arguments=arguments_of(arguments),
-                                   output=output, exit_code=exit_code, id=call_id))
+                                   output=output, exit_code=exit_code, error=error,
+                                   id=call_id))
         if call_id:
             self._by_id[call_id] = len(self.calls) - 1
         return len(self.calls) - 1

@@ -5,7 +5,10 @@ Both hold Messages API messages: ``tool_use`` blocks in the assistant's, ``tool_
 blocks (``is_error`` set when a command failed, ``Exit code N`` in its text) in the user's.
 A message streamed as several lines (one per content block) repeats its id and usage; usage
 is counted once per id. The stream's ``result`` event gives the turns, cost, duration and
-how it ended (``success``, ``error_max_turns``, ...); a session file records no cost.
+how it ended (``success``, ``error_max_turns``, ...); a session file records no cost, and
+says how it ended by an ``attachment`` (``max_turns_reached``), the user's
+``[Request interrupted by user`` text, or an assistant's tool call nothing answered (the
+process was killed while the tool ran): ``interrupted``.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ class ClaudeCodeReader:
         usage_by_id: dict[str, dict[str, Any]] = {}
         result: dict[str, Any] | None = None
         stamps: list[Any] = []
-        interrupted = api_error = False
+        interrupted = api_error = max_turns = False
         last_id: Any = None
         for i, event in enumerate(source.events):
             kind = event.get("type")
@@ -64,6 +67,11 @@ class ClaudeCodeReader:
             if kind == "result":
                 result = event
                 continue
+            attachment = event.get("attachment")
+            if kind == "attachment" and isinstance(attachment, dict) \
+                    and attachment.get("type") == "max_turns_reached":
+                max_turns = True
+                continue
             if kind not in ("user", "assistant") or event.get("isSidechain"):
                 continue
             message = event.get("message")
@@ -73,6 +81,7 @@ class ClaudeCodeReader:
             blocks = [{"type": "text", "text": content}] if isinstance(content, str) else (
                 content if isinstance(content, list) else [])
             if kind == "assistant":
+                interrupted = False  # the session went on after the interruption
                 if isinstance(message.get("model"), str) and message["model"] != "<synthetic>":
                     model = message["model"]
                 if event.get("isApiErrorMessage"):
@@ -144,11 +153,23 @@ class ClaudeCodeReader:
                                   usage.get("cache_creation_input_tokens")))
             if isinstance(result.get("result"), str) and result["result"].strip():
                 fields["final_message"] = result["result"]
-        elif interrupted:
-            status = "interrupted"
-        elif api_error:
+        if interrupted or (result is None and _unanswered(b)):
+            status, limit = "interrupted", None
+        elif result is None and max_turns:
+            status, limit = "limits_exceeded", "turns"
+        elif result is None and api_error:
             status = "error"
         return b.finish(exit_status=status, limit=limit, **fields)
+
+
+def _unanswered(b: Builder) -> bool:
+    """The last assistant message made a tool call that no result answered."""
+    for turn in reversed(b.turns):
+        if turn.role == "assistant":
+            return bool(turn.tool_calls) and b.calls[turn.tool_calls[-1]].output is None
+        if turn.role == "tool":
+            return False
+    return False
 
 
 __all__ = ["ClaudeCodeReader"]

@@ -175,7 +175,7 @@ class CodexReader:
                 elif ptype == "exec_command_end" and as_int(payload.get("exit_code")) is not None:
                     exec_codes[str(payload.get("call_id"))] = payload["exit_code"]
                 elif ptype == "task_complete":
-                    status = "completed"
+                    status = "error" if payload.get("error") else "completed"
                     if isinstance(payload.get("last_agent_message"), str):
                         final = payload["last_agent_message"]
                 elif ptype == "turn_aborted":

@@ -4,7 +4,8 @@
 Commands come from the assistant's tool calls (``extra.actions``, ``tool_calls``) or, for the
 text-based formats, its fenced ``bash`` block; outputs and exit codes from the observation
 that follows (``extra.returncode``/``raw_output``, or ``<returncode>``/``<output>`` tags).
-The exit status is the ``exit`` message's (``Submitted``, ``LimitsExceeded``, ...); the cost
+The exit status is the ``exit`` message's (``Submitted``, ``LimitsExceeded``, ...), or
+``interrupted`` for a trajectory saved with none (the run was killed); the cost
 is ``info.model_stats.instance_cost``, null where the run ignored cost tracking and
 recorded nothing.
 """
@@ -119,8 +120,10 @@ class MiniSweAgentReader:
             status = "error"
         if status == "limits_exceeded" and limit is None:
             limit = _which_limit(stats, agent_cfg)
-        if exit_name is None and b.calls and _SUBMIT in str(b.calls[-1].arguments.get("command")):
+        if not exit_name and b.calls and _SUBMIT in str(b.calls[-1].arguments.get("command")):
             status = "submitted"
+        elif not exit_name and isinstance(doc, dict) and b.turns:
+            status = "interrupted"  # saved before it ended (killed): no exit status, no exit
         cost = as_cost(stats.get("instance_cost"))
         if cost == 0 and model_cfg.get("cost_tracking") == "ignore_errors":
             cost = None  # nothing was priced: not recorded, not free
