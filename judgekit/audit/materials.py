@@ -94,7 +94,7 @@ def _transcript(run: RunResult, scored: ScoredResult | None) -> str:
     """The agent's session as text for the judge (failed steps, errors and the final claim
     first), or the transcript as it was recorded when no session was read."""
     if run.session is None or run.session.format == "raw":
-        return run.transcript or ""
+        return run.transcript or (run.session.raw if run.session else None) or ""
     return render_for_judge(run.session,
                             claim_denied=bool(scored and scored.claimed_unverified))
 

@@ -91,6 +91,9 @@ class _Notes:
         #: results whose run file names a transcript file that could not be read
         self.transcripts: list[str] = []
         self.n_transcripts = 0
+        #: results whose run file names a transcript file of no known format (kept raw)
+        self.raw_transcripts: list[str] = []
+        self.n_raw_transcripts = 0
         self.side_files = 0
         self.files = 0
         #: results of settling adapters, held until every file is read
@@ -137,6 +140,12 @@ class _Notes:
             out.append(f"{self.n_transcripts} result{'s' if self.n_transcripts != 1 else ''} "
                        f"name{'' if self.n_transcripts != 1 else 's'} a transcript file that "
                        f"could not be read (loaded without it): {shown}{more}")
+        if self.n_raw_transcripts:
+            n = self.n_raw_transcripts
+            shown = "; ".join(self.raw_transcripts[:_MAX_LISTED])
+            more = f"; and {n - _MAX_LISTED} more" if n > _MAX_LISTED else ""
+            out.append(f"{n} result{'s' if n != 1 else ''} name{'' if n != 1 else 's'} a "
+                       f"transcript file of no known format (kept as raw text): {shown}{more}")
         return out
 
     def transcript(self, reading: Reading[T], item: T) -> None:
@@ -146,6 +155,10 @@ class _Notes:
             self.n_transcripts += 1
             if len(self.transcripts) < _MAX_LISTED:
                 self.transcripts.append(f"{reading.label(item)}: {why}")
+        elif reading.transcript_raw(item):
+            self.n_raw_transcripts += 1
+            if len(self.raw_transcripts) < _MAX_LISTED:
+                self.raw_transcripts.append(reading.label(item))
 
 
 def _stat_regular(path: Path) -> os.stat_result:
@@ -258,6 +271,11 @@ class Reading(Generic[T]):
         r: RunResult = item  # type: ignore[assignment]
         why = r.metadata.get(UNREADABLE_KEY)
         return why if isinstance(why, str) else None
+
+    def transcript_raw(self, item: T) -> bool:
+        """The item's result holds a transcript of no known format, kept as raw text."""
+        r: RunResult = item  # type: ignore[assignment]
+        return r.session is not None and r.session.format == "raw"
 
     def fill_run_id(self, item: T, run_id: str) -> None:
         """Give an item without a run id its document's."""

@@ -128,7 +128,7 @@ def arm_stats(rows: Sequence[ScoredResult], seed: int,
 
 def transcript_stats(rows: Sequence[ScoredResult]) -> TranscriptStats | None:
     """What the arm's transcripts say; None when no result has one."""
-    had = [r for r in rows if r.transcript_format is not None]
+    had = [r for r in rows if r.transcript_format not in (None, "raw")]
     if not had:
         return None
     costs = _column(had, "transcript_cost_usd")

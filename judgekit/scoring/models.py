@@ -52,7 +52,8 @@ class ScoredResult(BaseModel):
     injection_precision: float | None = None
     injection_recall: float | None = None
     transcript_format: str | None = Field(
-        None, description="The agent whose session file the result has; None without one.")
+        None, description="The agent whose session file the result has ('raw': a file of "
+                          "no known format, kept as text); None without one.")
     turns: int | None = Field(None, description="The agent's turns, from its transcript.")
     tool_calls: int | None = Field(None, description="Tool calls, from its transcript.")
     tokens_in: int | None = Field(None, description="Input tokens (cache reads apart), from "

@@ -89,8 +89,10 @@ def _unreadable(result: RunResult) -> str | None:
 
 def _from_session(session: Transcript | None, status: str) -> dict[str, Any]:
     """The fields a result's transcript gives its score."""
-    if session is None or session.format == "raw":
+    if session is None:
         return {}
+    if session.format == "raw":  # kept as text: no turns, calls or tokens read from it
+        return dict(transcript_format="raw", transcript_redactions=session.redactions)
     return dict(transcript_format=session.format, turns=session.n_turns,
                 tool_calls=len(session.tool_calls), tokens_in=session.tokens_in,
                 tokens_out=session.tokens_out, transcript_cost_usd=session.cost_usd,

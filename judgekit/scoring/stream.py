@@ -269,6 +269,9 @@ class ScoredReading(Reading[ScoredResult]):
     def transcript_problem(self, item: ScoredResult) -> str | None:
         return item.transcript_unreadable
 
+    def transcript_raw(self, item: ScoredResult) -> bool:
+        return item.transcript_format == "raw"
+
     def fill_run_id(self, item: ScoredResult, run_id: str) -> None:
         if item.run_id is None:
             item.run_id = run_id

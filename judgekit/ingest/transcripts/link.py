@@ -24,7 +24,7 @@ from judgekit.errors import InputError
 from judgekit.paths import contained
 from judgekit.ingest.models import RunResult
 from judgekit.ingest.transcripts.model import Transcript
-from judgekit.ingest.transcripts.registry import read_transcripts
+from judgekit.ingest.transcripts.registry import TranscriptFile, read_transcripts
 
 _SUFFIXES = (".traj.json", ".traj", ".jsonl", ".json", ".md", ".txt", ".log")
 _MAX_LISTED = 5
@@ -55,11 +55,15 @@ class LinkReport:
     unreadable: list[tuple[str, str]] = field(default_factory=list)
     #: for each file read with lines that are not JSON: how many, said
     partial: list[str] = field(default_factory=list)
+    #: files of no known format that name a result's task: kept as its raw transcript
+    raw: list[str] = field(default_factory=list)
 
     def warnings(self) -> list[str]:
         out = []
         bad = [f"{path}: {why}" for path, why in self.unreadable]
         for items, what in ((bad, "transcript file(s) could not be read"),
+                            (self.raw, "transcript file(s) of no known format kept as raw "
+                                       "text"),
                             (self.partial, "transcript file(s) read in part"),
                             (self.unmatched_files, "transcript file(s) matched no result")):
             if items:
@@ -90,6 +94,7 @@ def index(directory: Path, report: LinkReport, wanted: set[str]
           ) -> dict[str, Transcript]:
     """Task id → transcript for the files under ``directory`` that name a wanted task."""
     found: dict[str, Transcript] = {}
+    raw: dict[str, tuple[str, Transcript]] = {}
     for path in _files(directory):
         by_name = task_of_name(path.name)
         if by_name not in wanted and path.suffix != ".jsonl":
@@ -102,7 +107,10 @@ def index(directory: Path, report: LinkReport, wanted: set[str]
             report.unreadable.append((str(path), exc.reason))
             continue
         if read.unrecognised:
-            report.unreadable.append((str(path), "no known transcript format"))
+            if by_name in wanted:  # kept as raw text unless a session of the task is found
+                raw.setdefault(by_name, (str(path), read.transcripts[0]))
+            else:
+                report.unreadable.append((str(path), "no known transcript format"))
             continue
         if (left_out := read.left_out()) is not None:
             report.partial.append(left_out)
@@ -114,6 +122,10 @@ def index(directory: Path, report: LinkReport, wanted: set[str]
                 hit = True
         if not hit:
             report.unmatched_files.append(str(path))
+    for task, (path, transcript) in raw.items():
+        if task not in found:
+            found[task] = transcript
+            report.raw.append(path)
     return found
 
 
@@ -135,7 +147,7 @@ def attach(results: Iterable[RunResult], directories: Sequence[Path | str]) -> L
         session = found.get(result.task_id)
         if session is not None:
             result.session = session
-            report.matched += 1
+            report.matched += session.format != "raw"
         elif result.task_id in why:
             result.metadata[UNREADABLE_KEY] = why[result.task_id]
     return report
@@ -168,13 +180,51 @@ def link_named(run_file: Path, result: RunResult) -> RunResult:
         result.metadata[UNREADABLE_KEY] = "not found under the run file's directory"
         return result
     try:
-        read = read_transcripts(found)
+        read = _read_named(found)
     except InputError as exc:
         result.metadata[UNREADABLE_KEY] = exc.reason
         return result
-    if not read.unrecognised:
-        result.session = read.transcripts[0]
+    session, why = of_task(read, result.task_id)
+    if session is None:
+        result.metadata[UNREADABLE_KEY] = why
+    else:  # a file of no known format is kept as raw text (loading counts it)
+        result.session = session
     return result
+
+
+#: the last file a result named, kept while results after it name it too (an OpenHands
+#: output.jsonl named by every result of the run is read once)
+_last_read: tuple[tuple[str, int, int], TranscriptFile] | None = None
+
+
+def _read_named(path: Path) -> TranscriptFile:
+    global _last_read
+    try:
+        st = path.stat()
+    except OSError:
+        return read_transcripts(path)  # its error, said as the reader says it
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    if _last_read is not None and _last_read[0] == key:
+        return _last_read[1]
+    read = read_transcripts(path)
+    _last_read = (key, read)
+    return read
+
+
+def of_task(read: TranscriptFile, task_id: str) -> tuple[Transcript | None, str]:
+    """The transcript of ``read`` that is ``task_id``'s (a copy), or why there is none: a
+    file whose transcripts name their tasks gives only the one that names ``task_id``."""
+    named = [t for t in read.transcripts if t.task_id]
+    if not named:
+        return read.transcripts[0].model_copy(), ""
+    for t in named:
+        if t.task_id == task_id:
+            return t.model_copy(), ""
+    others = list(dict.fromkeys(str(t.task_id) for t in named))
+    shown = ", ".join(others[:_MAX_LISTED]) + (
+        f" and {len(others) - _MAX_LISTED} more" if len(others) > _MAX_LISTED else "")
+    return None, (f"holds no transcript of this task (it holds {len(others)} of other "
+                  f"task{'s' * (len(others) != 1)}: {shown})")
 
 
 def beside(predictions: Path) -> list[Path]:
@@ -187,4 +237,4 @@ def beside(predictions: Path) -> list[Path]:
 
 
 __all__ = ["LinkReport", "MAX_FILES", "UNREADABLE_KEY", "attach", "beside", "index",
-           "link_named", "named_in_metadata", "task_of_name"]
+           "link_named", "named_in_metadata", "of_task", "task_of_name"]

@@ -201,3 +201,98 @@ def test_a_bare_list_of_results_gets_the_sessions_its_metadata_names(tmp_path: P
     run.write_text("[" + ",".join(lines) + "]")
     t1, t2, t3, _ = load_runs(run)
     assert t1.session is not None and t3.session is not None and t2.session is None
+
+
+def test_a_named_file_of_several_instances_gives_each_result_its_own(tmp_path: Path) -> None:
+    from .test_openhands import MAX_ITERATIONS, stopped_by, submitted
+
+    (tmp_path / "output.jsonl").write_text("".join(json.dumps(r) + "\n" for r in (
+        submitted("calc__calc-1"), stopped_by(MAX_ITERATIONS, "calc__calc-2"))))
+    failed = {"exit_code": 1, "output": "FAILED t\n=== 1 failed in 0.1s ==="}
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps({"results": [
+        {"task": {"id": task}, "arm": "oh", "agent_diff": "", "test": failed,
+         "metadata": {"transcript_file": "output.jsonl"}}
+        for task in ("calc__calc-1", "calc__calc-2", "calc__calc-9")]}))
+    proc = judgekit("score", run, "--json", "--no-similarity")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    rows = {r["task_id"]: r for r in summary["results"]}
+    assert rows["calc__calc-1"]["exit_status"] == "submitted"
+    assert rows["calc__calc-2"]["exit_status"] == "limits_exceeded"
+    # never another task's session
+    assert rows["calc__calc-9"]["transcript_format"] is None
+    assert rows["calc__calc-9"]["transcript_unreadable"] == (
+        "holds no transcript of this task (it holds 2 of other tasks: calc__calc-1, "
+        "calc__calc-2)")
+    assert any(w.startswith("1 result names a transcript file that could not be read")
+               and "calc__calc-9 / oh" in w for w in summary["warnings"])
+    from judgekit.ingest.load import load_runs
+
+    sessions = {r.task_id: r.session for r in load_runs(run)}
+    assert sessions["calc__calc-1"] is not None
+    assert sessions["calc__calc-1"].task_id == "calc__calc-1"
+    assert sessions["calc__calc-2"] is not None
+    assert sessions["calc__calc-2"].task_id == "calc__calc-2"
+    assert sessions["calc__calc-9"] is None
+
+
+def _named_files(tmp_path: Path) -> Path:
+    kept = tmp_path / "sessions"
+    kept.mkdir()
+    (kept / "t-notes.jsonl").write_text("just some notes\nnothing here\n")
+    shutil.copy(SWE_AGENT, kept / "t-good.traj")
+    failed = {"exit_code": 1, "output": "FAILED x\n=== 1 failed in 0.1s ==="}
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps({"results": [
+        {"task": {"id": task}, "arm": "a", "agent_diff": "", "test": failed,
+         "metadata": {"transcript_file": f"sessions/{name}"}}
+        for task, name in (("t-notes", "t-notes.jsonl"), ("t-good", "t-good.traj"))]}))
+    return run
+
+
+def test_a_named_file_of_no_known_format_is_kept_raw_and_counted(tmp_path: Path) -> None:
+    from judgekit.ingest.load import load_runs_result
+
+    run = _named_files(tmp_path)
+    loaded = load_runs_result(run)
+    notes, good = loaded.results
+    assert notes.session is not None and notes.session.format == "raw"
+    assert notes.session.raw == "just some notes\nnothing here\n"
+    assert good.session is not None and good.session.format == "swe-agent"
+    warned = [w for w in loaded.warnings if "no known format" in w]
+    assert warned == ["1 result names a transcript file of no known format (kept as raw "
+                      "text): t-notes / a / attempt 0"]
+    for args in ((), ("--out", tmp_path / "out")):  # streamed, and loaded whole
+        proc = judgekit("score", run, "--json", "--no-similarity", *args)
+        assert proc.returncode == 0, proc.stderr
+        summary = json.loads(proc.stdout) if not args else json.loads(
+            (tmp_path / "out" / "summary.json").read_text())
+        assert summary["arms"]["a"]["transcripts"]["n_with_transcript"] == 1
+        assert any(w.startswith("1 result names a transcript file of no known format")
+                   for w in summary["warnings"]), summary["warnings"]
+        rows = {r["task_id"]: r for r in summary["results"]}
+        assert rows["t-notes"]["transcript_format"] == "raw"
+        assert rows["t-notes"]["turns"] is None
+    kept = [json.loads(line) for line in (tmp_path / "out" / "runs.jsonl").open()]
+    raw = [r["session"] for r in kept if r["task"]["id"] == "t-notes"]
+    assert raw and raw[0]["format"] == "raw" and raw[0]["raw"].startswith("just some notes")
+
+
+def test_transcripts_dir_keeps_a_file_of_no_known_format_raw(tmp_path: Path) -> None:
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps({"results": [
+        {"task": {"id": "t1"}, "arm": "a", "agent_diff": "",
+         "test": {"exit_code": 1, "output": "1 failed in 0.1s"}}]}))
+    transcripts = tmp_path / "sessions"
+    transcripts.mkdir()
+    (transcripts / "t1.log").write_text("the agent's own log\n")
+    proc = judgekit("score", run, "--transcripts", transcripts, "--json", "--no-similarity",
+                    "--out", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["results"][0]["transcript_format"] == "raw"
+    assert any(w.startswith("1 transcript file(s) of no known format kept as raw text: ")
+               and "t1.log" in w for w in summary["warnings"]), summary["warnings"]
+    kept = json.loads((tmp_path / "out" / "runs.jsonl").read_text().splitlines()[0])
+    assert kept["session"]["raw"] == "the agent's own log\n"
