@@ -179,3 +179,57 @@ def test_names_that_lead_outside_the_log_directory_read_nothing(tmp_path: Path) 
     for r in results:
         assert r.harness_status == "not_evaluated" and "leads outside" in r.harness_error
         assert not any(outside in text for text in r.materials.values())
+
+
+def _experiments_layout(root: Path) -> Path:
+    """A submission as the SWE-bench experiments repository keeps it:
+    ``evaluation/<split>/<submission>/{all_preds.jsonl, logs/<instance>/{report.json,
+    test_output.txt, patch.diff}, trajs/, results/results.json}``."""
+    sub = root / "evaluation" / "lite" / "20261127_mine"
+    patch = ("diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n"
+             " def add(a, b):\n-    return a - b\n+    return a + b\n")
+    logs = sub / "logs"
+    for iid, resolved in (("calc__calc-1", False), ("calc__calc-2", True)):
+        (logs / iid).mkdir(parents=True)
+        failure = [] if resolved else ["test_calc.py::test_mul"]
+        (logs / iid / "report.json").write_text(json.dumps({iid: {
+            "patch_is_None": False, "patch_exists": True, "patch_successfully_applied": True,
+            "resolved": resolved, "tests_status": {
+                "FAIL_TO_PASS": {"success": ["test_calc.py::test_mul"] if resolved else [],
+                                 "failure": failure},
+                "PASS_TO_PASS": {"success": ["test_calc.py::test_add"], "failure": []}}}}))
+        (logs / iid / "patch.diff").write_text(patch)
+        (logs / iid / "test_output.txt").write_text(
+            "1 passed in 0.02s" if resolved else "FAILED test_calc.py::test_mul\n"
+            "===== 1 failed, 1 passed in 0.02s =====")
+    (sub / "results").mkdir()
+    (sub / "results" / "results.json").write_text(json.dumps({
+        "no_generation": [], "generated": ["calc__calc-1", "calc__calc-2", "calc__calc-3"],
+        "with_logs": ["calc__calc-1", "calc__calc-2"], "applied": ["calc__calc-1",
+                                                                  "calc__calc-2"],
+        "resolved": ["calc__calc-2", "calc__calc-3"]}))
+    preds = sub / "all_preds.jsonl"
+    preds.write_text("".join(json.dumps({"instance_id": iid, "model_name_or_path": "mine",
+                                         "model_patch": patch}) + "\n"
+                             for iid in ("calc__calc-1", "calc__calc-2", "calc__calc-3")))
+    return preds
+
+
+def test_the_experiments_layout_reads_the_logs_beside_the_predictions(tmp_path: Path) -> None:
+    results = by_task(load_runs(_experiments_layout(tmp_path)))
+    first, second, third = (results[f"calc__calc-{n}"] for n in (1, 2, 3))
+    assert first.harness_status == "completed" and first.success is False
+    assert first.test.counts.failed == 1
+    assert "1 failed" in first.materials["test output"]
+    assert first.run_id is None
+    assert second.success is True and second.harness_status == "completed"
+    # no logs of its own: results/results.json says it was resolved
+    assert third.success is True and third.harness_status == "completed"
+    proc = judgekit("score", tmp_path / "evaluation/lite/20261127_mine/all_preds.jsonl",
+                    "--json", "--no-similarity")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    rows = {r["task_id"]: r for r in summary["results"]}
+    assert rows["calc__calc-1"]["test_status"] == "failed"
+    assert rows["calc__calc-2"]["test_status"] == "passed"
+    assert not any("not_evaluated" in w for w in summary["warnings"]), summary["warnings"]

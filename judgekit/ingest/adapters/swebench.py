@@ -10,6 +10,12 @@
   "PASS_TO_PASS": {...}}}}``), ``test_output.txt`` and ``run_instance.log`` beside it.
   Found in ``logs/run_evaluation`` beside the predictions file, or in the logs directory
   the adapter is given (``swebench_logs`` of :func:`~judgekit.ingest.adapters.make_adapters`).
+- **The experiments layout** (a submission to the SWE-bench experiments repository):
+  ``evaluation/<split>/<submission>/{all_preds.jsonl|preds.json, logs/<instance_id>/
+  {report.json, test_output.txt, patch.diff}, trajs/, results/results.json}``. Each
+  instance's ``logs/<instance_id>/report.json`` beside the predictions is the harness's
+  report for it (no run id); ``results/results.json`` (``resolved``, ``no_generation``,
+  ``applied``, ``no_apply``, ``install_fail``, ``reset_failed``) is its summary report.
 - **Summary report** ``<model>.<run_id>.json`` beside the predictions (``resolved_ids``,
   ``unresolved_ids``, ``empty_patch_ids``, ``error_ids``, ``infra_failure_ids``): used for
   instances that have no ``report.json``. A report the harness flagged ``infra_failure``
@@ -40,6 +46,9 @@ LOG_DIR = Path("logs") / "run_evaluation"
 #: Per-instance files read beside ``report.json`` and kept as audit materials.
 _SIDE_FILES = {"test_output.txt": "test output", "run_instance.log": "harness log"}
 _SUMMARY_KEYS = {"resolved_ids", "submitted_ids"}
+_RESULTS_KEYS = {"resolved", "generated", "no_generation"}
+#: the experiments layout's logs: ``logs/<instance_id>/report.json`` beside the predictions
+EXPERIMENT_LOGS = "logs"
 _DATASET_KEYS = {"instance_id", "problem_statement"}
 TEST_SETS = ("FAIL_TO_PASS", "PASS_TO_PASS")
 
@@ -79,6 +88,12 @@ def _is_report(document: Any) -> bool:
 
 def _is_summary(document: Any) -> bool:
     return isinstance(document, dict) and _SUMMARY_KEYS <= set(document)
+
+
+def _is_results(document: Any) -> bool:
+    """The experiments layout's ``results/results.json``."""
+    return (isinstance(document, dict) and isinstance(document.get("resolved"), list)
+            and _RESULTS_KEYS <= set(document))
 
 
 def _read_json(path: Path) -> Any:
@@ -156,12 +171,14 @@ def _plain_name(name: str) -> bool:
     return name not in ("", ".", "..") and "/" not in name and "\0" not in name
 
 
-def _instance_dirs(root: Path, model: str, instance_id: str) -> list[tuple[str, Path]] | None:
+def _instance_dirs(root: Path, model: str, instance_id: str
+                   ) -> list[tuple[str | None, Path]] | None:
     """``(run_id, directory)`` of every evaluation of ``instance_id`` for ``model``;
     ``None`` when the names lead outside ``root`` (``..``, a link pointing out).
 
     ``root`` is ``logs/run_evaluation`` (one folder per run id), or one run's folder
-    (``logs/run_evaluation/<run_id>``), or that run's folder of one model."""
+    (``logs/run_evaluation/<run_id>``), or that run's folder of one model, or the
+    experiments layout's ``logs`` (one folder per instance, no run id)."""
     model_dir = model_dir_name(model)
     if not (_plain_name(model_dir) and _plain_name(instance_id)):
         return None
@@ -175,9 +192,11 @@ def _instance_dirs(root: Path, model: str, instance_id: str) -> list[tuple[str, 
 
     if root.name == model_dir and (inst := inside(instance_id)) and _evaluated_in(inst):
         return [(root.parent.name, inst)]
+    if (inst := inside(instance_id)) and _evaluated_in(inst):
+        return [(None, inst)]  # the experiments layout
     if (inst := inside(model_dir, instance_id)) and _evaluated_in(inst):
         return [(root.name, inst)]
-    out = []
+    out: list[tuple[str | None, Path]] = []
     for run_dir in sorted(p for p in root.iterdir() if p.is_dir()):
         inst = inside(run_dir.name, model_dir, instance_id)
         if inst is not None and _evaluated_in(inst):
@@ -200,6 +219,25 @@ def _summaries(directory: Path, model: str) -> dict[str, set[str]]:
             for key in ("resolved_ids", "unresolved_ids", "empty_patch_ids", "error_ids",
                         "infra_failure_ids"):
                 out.setdefault(key, set()).update(str(x) for x in doc.get(key) or [])
+    results = directory / "results" / "results.json"
+    doc = None
+    if results.is_file():
+        try:
+            doc = read_json(results)
+        except InputError:
+            doc = None
+    if _is_results(doc):
+        def ids(*keys: str) -> set[str]:
+            return {str(x) for key in keys for x in (doc.get(key) or [])
+                    if isinstance(doc.get(key), list)}
+
+        resolved = ids("resolved")
+        errors = ids("install_fail", "reset_failed")
+        for key, found in (("resolved_ids", resolved),
+                           ("unresolved_ids", ids("no_apply", "applied") - resolved - errors),
+                           ("empty_patch_ids", ids("no_generation")),
+                           ("error_ids", errors)):
+            out.setdefault(key, set()).update(found)
     return out
 
 
@@ -215,7 +253,8 @@ class SweBenchAdapter:
         return _predictions(document) is not None or self._side_file(document)
 
     def _side_file(self, document: Any) -> bool:
-        return _is_summary(document) or _is_report(document) or is_dataset(document)
+        return (_is_summary(document) or _is_results(document) or _is_report(document)
+                or is_dataset(document))
 
     def is_auxiliary(self, path: Path, document: Any) -> bool:
         return _predictions(document) is None and self._side_file(document)
@@ -226,8 +265,10 @@ class SweBenchAdapter:
                 if candidate.is_dir():
                     return candidate
             raise InputError(self.logs, None, "SWE-bench log directory not found")
-        beside = path.parent / LOG_DIR
-        return beside if beside.is_dir() else None
+        for beside in (path.parent / LOG_DIR, path.parent / EXPERIMENT_LOGS):
+            if beside.is_dir():
+                return beside
+        return None
 
     def load(self, path: Path, document: Any) -> list[RunResult]:
         predictions = _predictions(document)
@@ -271,7 +312,7 @@ class SweBenchAdapter:
         return RunResult(task=Task(id=pred["instance_id"], tags=["swe-bench"]), arm=model,
                          model=model, agent_diff=pred.get("model_patch") or "", **fields)
 
-    def _evaluated(self, pred: dict[str, Any], run_id: str, inst: Path,
+    def _evaluated(self, pred: dict[str, Any], run_id: str | None, inst: Path,
                    attempt: int) -> RunResult:
         materials = {label: text for name, label in _SIDE_FILES.items()
                      if (text := _read_text(inst / name))}
@@ -307,7 +348,7 @@ class SweBenchAdapter:
         for key, verdict in (("resolved_ids", True), ("unresolved_ids", False)):
             if iid in ids.get(key, ()):
                 return self._base(pred, success=verdict, metadata={**meta, "resolved": verdict})
-        where = str(root) if root else "logs/run_evaluation beside the predictions file"
+        where = str(root) if root else "logs beside the predictions file"
         return self._base(pred, harness_status="not_evaluated", metadata=meta,
                           harness_error=f"no evaluation of this instance found in {where}")
 
