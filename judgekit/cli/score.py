@@ -38,7 +38,7 @@ def transcript_lines(arms: dict[str, Any]) -> list[str]:
         cost = (f", ${t.mean_cost_usd:.4f} mean cost ({t.n_with_cost} recorded)"
                 if t.mean_cost_usd is not None else ", no cost recorded")
         tokens = (f", {t.mean_tokens_in:.0f} in / {t.mean_tokens_out or 0:.0f} out tokens"
-                  if t.mean_tokens_in is not None else "")
+                  f" ({t.n_with_tokens} recorded)" if t.mean_tokens_in is not None else "")
         line = (f"transcripts: {name}: {t.n_with_transcript} of {arm.n} results, "
                 f"{t.mean_turns or 0:.1f} turns, {t.mean_tool_calls or 0:.1f} tool calls"
                 f"{tokens}{cost}")
@@ -48,6 +48,9 @@ def transcript_lines(arms: dict[str, Any]) -> list[str]:
                 else ""
             line += (f"; {t.n_claimed_unverified} claim success their tests deny: "
                      f"{shown}{more}")
+        if t.n_claimed_untested:
+            line += (f"; {t.n_claimed_untested} claim success no test evidence decides "
+                     f"(test status unknown or error)")
         out.append(line)
     return out
 

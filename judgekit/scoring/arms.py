@@ -133,17 +133,21 @@ def transcript_stats(rows: Sequence[ScoredResult]) -> TranscriptStats | None:
         return None
     costs = _column(had, "transcript_cost_usd")
     claimed = [r for r in had if r.claimed_unverified]
+    untested = [r for r in had if r.claimed_untested]
+    tokens = [r for r in had if r.tokens_in is not None or r.tokens_out is not None]
     return TranscriptStats(
         n_with_transcript=len(had),
         mean_turns=_mean(_column(had, "turns")),
         mean_tool_calls=_mean(_column(had, "tool_calls")),
         mean_tokens_in=_mean(_column(had, "tokens_in")),
         mean_tokens_out=_mean(_column(had, "tokens_out")),
-        n_with_cost=int(costs.size), mean_cost_usd=_mean(costs),
+        n_with_tokens=len(tokens), n_with_cost=int(costs.size), mean_cost_usd=_mean(costs),
         exit_statuses=dict(Counter(r.exit_status or "unknown" for r in had)),
         n_redactions=sum(r.transcript_redactions or 0 for r in had),
         n_claimed_unverified=len(claimed),
-        claimed_unverified=[f"{r.task_id} / {r.arm} / attempt {r.attempt}" for r in claimed])
+        claimed_unverified=[f"{r.task_id} / {r.arm} / attempt {r.attempt}" for r in claimed],
+        n_claimed_untested=len(untested),
+        claimed_untested=[f"{r.task_id} / {r.arm} / attempt {r.attempt}" for r in untested])
 
 
 Key = tuple[str, str, int]

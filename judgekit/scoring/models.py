@@ -66,7 +66,11 @@ class ScoredResult(BaseModel):
                           "limits_exceeded, error or interrupted.")
     claimed_unverified: bool = Field(
         False, description="The transcript's final message claims success (tests pass, "
-                           "fixed, done) while the test status is not passed.")
+                           "fixed, done) while its tests deny it (test status failed, "
+                           "vacuous or timeout).")
+    claimed_untested: bool = Field(
+        False, description="The transcript's final message claims success while no test "
+                           "evidence decides it (test status unknown or error).")
     transcript_redactions: int | None = Field(
         None, description="Secret-looking values redacted from the transcript when read.")
     transcript_unreadable: str | None = Field(
@@ -151,15 +155,22 @@ class TranscriptStats(BaseModel):
     mean_tool_calls: float | None = None
     mean_tokens_in: float | None = None
     mean_tokens_out: float | None = None
+    n_with_tokens: int = Field(0, description="Results whose transcript recorded tokens "
+                                              "(the token means are over these).")
     n_with_cost: int = Field(0, description="Results whose transcript recorded a cost.")
     mean_cost_usd: float | None = None
     exit_statuses: dict[str, int] = Field(default_factory=dict)
     n_redactions: int = Field(0, description="Secret-looking values redacted from the "
                                              "transcripts when read.")
     n_claimed_unverified: int = Field(
-        0, description="Results whose final message claims success while their test status "
-                       "is not passed.")
+        0, description="Results whose final message claims success while their tests deny "
+                       "it (test status failed, vacuous or timeout).")
     claimed_unverified: list[str] = Field(
+        default_factory=list, description="Those results, 'task / arm / attempt N'.")
+    n_claimed_untested: int = Field(
+        0, description="Results whose final message claims success while no test evidence "
+                       "decides it (test status unknown or error).")
+    claimed_untested: list[str] = Field(
         default_factory=list, description="Those results, 'task / arm / attempt N'.")
 
 

@@ -93,12 +93,19 @@ def _from_session(session: Transcript | None, status: str) -> dict[str, Any]:
         return {}
     if session.format == "raw":  # kept as text: no turns, calls or tokens read from it
         return dict(transcript_format="raw", transcript_redactions=session.redactions)
+    claims = claims_success(session.final_message)
     return dict(transcript_format=session.format, turns=session.n_turns,
                 tool_calls=len(session.tool_calls), tokens_in=session.tokens_in,
                 tokens_out=session.tokens_out, transcript_cost_usd=session.cost_usd,
                 exit_status=session.exit_status, transcript_redactions=session.redactions,
-                claimed_unverified=status != "passed" and claims_success(
-                    session.final_message))
+                claimed_unverified=claims and status in DENIED,
+                claimed_untested=claims and status in UNDECIDED)
+
+
+DENIED = frozenset({"failed", "vacuous", "timeout"})
+"""Test statuses that deny a claim of success: the tests ran and did not pass."""
+UNDECIDED = frozenset({"unknown", "error"})
+"""Test statuses that neither confirm nor deny one: no test evidence decides it."""
 
 
 def _similarities(results: Sequence[RunResult], similarity: Similarity | None

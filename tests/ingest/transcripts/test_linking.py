@@ -296,3 +296,35 @@ def test_transcripts_dir_keeps_a_file_of_no_known_format_raw(tmp_path: Path) -> 
                and "t1.log" in w for w in summary["warnings"]), summary["warnings"]
     kept = json.loads((tmp_path / "out" / "runs.jsonl").read_text().splitlines()[0])
     assert kept["session"]["raw"] == "the agent's own log\n"
+
+
+def test_claims_are_counted_against_tests_that_deny_them_and_apart_where_none_decide(
+        tmp_path: Path) -> None:
+    kept = tmp_path / "sessions"
+    kept.mkdir()
+    tests = {"denied": {"exit_code": 1, "output": "1 failed in 0.1s"},
+             "confirmed": {"exit_code": 0, "output": "1 passed in 0.1s"}}
+    results = []
+    for task in ("denied", "confirmed", "untested"):
+        shutil.copy(SWE_AGENT, kept / f"{task}.traj")  # its final message claims a fix
+        result = {"task": {"id": task}, "arm": "a", "agent_diff": "",
+                  "metadata": {"transcript_file": f"sessions/{task}.traj"}}
+        if task in tests:
+            result["test"] = tests[task]
+        else:
+            result["test"] = {"exit_code": 0}  # no test output kept: unknown
+        results.append(result)
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps({"results": results}))
+    proc = judgekit("score", run, "--json", "--no-similarity")
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["task_id"]: r for r in json.loads(proc.stdout)["results"]}
+    assert rows["untested"]["test_status"] == "unknown"
+    arm = _arm(proc.stdout, "a")
+    assert arm["n_claimed_unverified"] == 1 and arm["claimed_unverified"] == [
+        "denied / a / attempt 0"]
+    assert arm["n_claimed_untested"] == 1 and arm["claimed_untested"] == [
+        "untested / a / attempt 0"]
+    assert rows["untested"]["claimed_unverified"] is False
+    assert rows["untested"]["claimed_untested"] is True
+    assert arm["n_with_tokens"] == 3 and arm["n_with_cost"] == 3
