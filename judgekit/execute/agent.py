@@ -30,6 +30,7 @@ from judgekit.execute.process import Capture, ProcessOutcome
 from judgekit.execute.sandbox import Sandbox
 from judgekit.ingest.models import Cut
 from judgekit.ingest.transcripts import Transcript, read_transcripts
+from judgekit.ingest.transcripts.build import relative_patch_files
 from judgekit.secretscan import SecretScrubber
 
 if TYPE_CHECKING:
@@ -133,7 +134,8 @@ def run_agent(
             for block in iter(lambda: fh.read(1 << 20), b""):
                 capture.feed(block)
         transcript, cut = capture.text(), capture.cut()
-        transcript, session, problem = read_session(transcript_file, transcript)
+        transcript, session, problem = read_session(transcript_file, transcript,
+                                                    cwd=ws.path)
     hint = None
     if outcome.exit_code in (126, 127) and settings.sandbox.name != "none":
         hint = unseen_program(rendered, outcome.stderr, full.get("PATH", ""))
@@ -141,10 +143,12 @@ def run_agent(
                     transcript_cut=cut, session=session, transcript_problem=problem)
 
 
-def read_session(path: Path, text: str) -> tuple[str, Transcript | None, str | None]:
+def read_session(path: Path, text: str, *, cwd: Path | None = None
+                 ) -> tuple[str, Transcript | None, str | None]:
     """The agent's transcript ``text`` (as kept), the whole file ``path`` read as its session
-    when judgekit knows the format, and why a file of a known format could not be read (the
-    run goes on; the text is kept). A known format's text has its secret-looking values
+    when judgekit knows the format (its patch files relative to ``cwd``, the directory the
+    agent ran in, where the file records none), and why a file of a known format could not
+    be read (the run goes on; the text is kept). A known format's text has its secret-looking values
     redacted here (its keys are known by their fields); any text still has the run's named
     secrets redacted when the result is stored (:mod:`judgekit.execute.secrets`)."""
     try:
@@ -153,8 +157,10 @@ def read_session(path: Path, text: str) -> tuple[str, Transcript | None, str | N
         return SecretScrubber().text(text), None, exc.reason
     if found.unrecognised:
         return text, None, None
-    return (SecretScrubber().text(text),
-            found.transcripts[0].model_copy(update={"source": None}), None)
+    session = found.transcripts[0].model_copy(update={"source": None})
+    if cwd is not None:
+        session = relative_patch_files(session, cwd=str(cwd))
+    return SecretScrubber().text(text), session, None
 
 
 _UNSEEN = ("No such file or directory", "not found", "bad interpreter")

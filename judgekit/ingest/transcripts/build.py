@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from judgekit.diffs import files_touched
@@ -151,6 +152,37 @@ class Builder:
 
 
 
+def relative_path(path: str, root: str) -> str:
+    """``path`` relative to the directory ``root`` when it lies under it, else as it is."""
+    base = root.rstrip("/")
+    return path[len(base) + 1:] if base and path.startswith(base + "/") else path
+
+
+def relative_patch_files(t: Transcript, *, cwd: str | None = None,
+                         diff_files: Sequence[str] = ()) -> Transcript:
+    """``t`` with its absolute ``patch_files`` made relative to the session's working
+    directory, for a file that does not record it (Codex's ``exec`` JSON stream): ``cwd``
+    where the caller knows it (the runner's workspace), else the directory that puts one of
+    them at a path of ``diff_files`` (the files of the result's own diff). ``t`` itself
+    when nothing is absolute or no root is found."""
+    absolute = [f for f in t.patch_files if f.startswith("/")]
+    if not absolute:
+        return t
+    root = cwd
+    if root is None:
+        for f in absolute:
+            for d in diff_files:
+                if d and not d.startswith("/") and f.endswith("/" + d):
+                    root = f[: -len(d) - 1]
+                    break
+            if root is not None:
+                break
+    if not root:
+        return t
+    files = list(dict.fromkeys(relative_path(f, root) for f in t.patch_files))
+    return t.model_copy(update={"patch_files": files})
+
+
 def seconds_between(first: Any, last: Any) -> float | None:
     """Seconds from ``first`` to ``last``: epoch numbers or ISO 8601 strings."""
     from datetime import datetime
@@ -168,4 +200,4 @@ def seconds_between(first: Any, last: Any) -> float | None:
     a, b = when(first), when(last)
     return round(b - a, 3) if a is not None and b is not None and b >= a else None
 __all__ = ["Builder", "add", "arguments_of", "as_cost", "as_count", "as_int", "obj",
-           "seconds_between", "text_of"]
+           "relative_patch_files", "relative_path", "seconds_between", "text_of"]

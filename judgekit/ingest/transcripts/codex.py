@@ -17,7 +17,7 @@ import shlex
 from typing import Any
 
 from judgekit.ingest.transcripts.build import (
-    obj, Builder, add, arguments_of, as_count, as_int, seconds_between, text_of)
+    obj, Builder, add, arguments_of, as_count, as_int, relative_path, seconds_between, text_of)
 from judgekit.ingest.transcripts.model import ExitStatus, Transcript
 from judgekit.ingest.transcripts.source import Source
 
@@ -30,7 +30,8 @@ _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+?)\s*$|^\*\*\*
 def patch_files(calls: list[Any], cwd: str | None) -> list[str]:
     """The files the session's ``apply_patch`` edits name, in order, once each (relative to
     the session's working directory where it is known: the rollout records it, the
-    ``exec`` JSON stream does not, and names files by their absolute paths)."""
+    ``exec`` JSON stream does not, and names files by their absolute paths; see
+    :func:`~judgekit.ingest.transcripts.build.relative_patch_files`)."""
     seen: dict[str, None] = {}
     for call in calls:
         args = call.arguments if isinstance(call.arguments, dict) else {}
@@ -53,10 +54,25 @@ def patch_files(calls: list[Any], cwd: str | None) -> list[str]:
 
 
 def _relative(path: str, cwd: str | None) -> str:
-    if cwd and path.startswith(cwd.rstrip("/") + "/"):
-        return path[len(cwd.rstrip("/")) + 1:]
-    return path
+    return relative_path(path, cwd) if cwd else path
 _EXIT = re.compile(r"^(?:Process exited with code|Exit code:)\s*(-?\d+)", re.M)
+#: the lines a rollout puts before a command's output (``Chunk ID: …``, ``Wall time: …``,
+#: ``Process exited with code N``, ``Original token count: N``), ended by ``Output:``
+_HEADER_LINE = re.compile(r"^(?:Chunk ID|Wall time|Process exited with code|Exit code|"
+                          r"Process running with session ID|Original token count|"
+                          r"Total output lines)\b.*$")
+
+
+def _without_header(text: str) -> str:
+    """``text`` less the header a rollout puts before a tool's output (the exec stream has
+    none); ``text`` as it is when it has no such header."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines[:8]):
+        if line == "Output:":
+            return "\n".join(lines[i + 1:]) if i else text
+        if not _HEADER_LINE.match(line):
+            return text
+    return text
 
 
 def _command_text(args: dict[str, Any]) -> dict[str, Any]:
@@ -99,7 +115,7 @@ def _output(raw: Any) -> tuple[str, int | None]:
         return str(value["output"]), as_int(meta.get("exit_code"))
     text = value if isinstance(value, str) else raw if isinstance(raw, str) else str(value)
     code = _EXIT.search(text)
-    return text, int(code.group(1)) if code else None
+    return _without_header(text), int(code.group(1)) if code else None
 
 
 class CodexReader:

@@ -23,6 +23,8 @@ from pathlib import Path
 from judgekit.errors import InputError
 from judgekit.paths import contained
 from judgekit.ingest.models import RunResult
+from judgekit.diffs import files_touched
+from judgekit.ingest.transcripts.build import relative_patch_files
 from judgekit.ingest.transcripts.model import Transcript
 from judgekit.ingest.transcripts.registry import TranscriptFile, read_transcripts
 
@@ -188,7 +190,9 @@ def link_named(run_file: Path, result: RunResult) -> RunResult:
     if session is None:
         result.metadata[UNREADABLE_KEY] = why
     else:  # a file of no known format is kept as raw text (loading counts it)
-        result.session = session
+        result.session = relative_patch_files(
+            session, diff_files=files_touched(result.agent_diff or "", exclude=())
+            if session.patch_files else ())
     return result
 
 
