@@ -124,10 +124,12 @@ def index(directory: Path, report: LinkReport, wanted: set[str]
                 hit = True
         if not hit:
             report.unmatched_files.append(str(path))
-    for task, (path, transcript) in raw.items():
+    for task, (name, transcript) in raw.items():
         if task not in found:
             found[task] = transcript
-            report.raw.append(path)
+            report.raw.append(name)
+        else:  # the task has a session from a file of a known format
+            report.unreadable.append((name, "no known transcript format"))
     return found
 
 
