@@ -261,7 +261,8 @@ class SweBenchAdapter:
 
     def _log_root(self, path: Path) -> Path | None:
         if self.logs is not None:
-            for candidate in (self.logs / LOG_DIR, self.logs / "run_evaluation", self.logs):
+            for candidate in (self.logs / LOG_DIR, self.logs / "run_evaluation",
+                              self.logs / EXPERIMENT_LOGS, self.logs):
                 if candidate.is_dir():
                     return candidate
             raise InputError(self.logs, None, "SWE-bench log directory not found")
