@@ -52,3 +52,29 @@ def test_audit_prompt_holds_the_tool_calls_and_a_tool_output_quote_verifies(
     assert "the final message claims success, but the test status is not passed" in prompt
     (record,) = [json.loads(line) for line in (out / "audit.jsonl").read_text().splitlines()]
     assert record["evidence_verified"] is True
+
+
+def test_a_transcript_of_no_known_format_is_shown_as_its_text(tmp_path: Path) -> None:
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps({"results": [
+        {"task": {"id": "t1", "description": "Fix the syntax error."}, "arm": "a",
+         "agent_diff": "", "test": {"exit_code": 1, "output": "1 failed in 0.1s"}}]}))
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    quote = "step 3: gave up on missing_colon.py, the parser rejects it"
+    (sessions / "t1.log").write_text(f"step 1: read the issue\n{quote}\n")
+    prompts: list[str] = []
+
+    def judge(api: str, body: dict[str, Any]) -> Reply:
+        prompts.append(prompt_of(body))
+        return Reply.ok(agent_verdict(evidence=f'"{quote}"'))
+
+    out = tmp_path / "out"
+    with FakeAPIServer(judge) as server:
+        code = main(["audit", str(run), "--transcripts", str(sessions), "--judge",
+                     "anthropic:claude-haiku-4-5", "--base-url", server.url, "--out", str(out),
+                     "--no-similarity", "--no-cache"])
+    assert code == 0
+    assert quote in prompts[0]
+    (record,) = [json.loads(line) for line in (out / "audit.jsonl").read_text().splitlines()]
+    assert record["evidence_verified"] is True
