@@ -159,7 +159,7 @@ def run_item_audit(items: Sequence[BenchmarkItem], engine: Engine,
                                    **combine_samples(samples)))
     tasks = aggregate_tasks(records, {}, min_runs=1)
     return AuditResult(rubric=rubric, records=records, tasks=tasks,
-                       model=getattr(getattr(engine, "config", None), "model", ""),
+                       model=engine.config.model,
                        samples=opts.samples, stopped=stop_of(outcomes), passes={})
 
 
