@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -114,16 +115,48 @@ def detect(source: Source, tried: Sequence[TranscriptReader]) -> TranscriptReade
     return None
 
 
+def _refuse_cut_json(path: str | Path, text: str) -> None:
+    """Raise :class:`InputError` when ``text`` is JSON cut or damaged past its first line
+    (a session file of a known format that cannot be read), not text of no known format
+    that happens to start with a bracket."""
+    stripped = text.lstrip()
+    if stripped[:1] not in ("{", "["):
+        return
+    try:
+        json.loads(stripped)
+    except json.JSONDecodeError as exc:
+        first_line = stripped.find("\n")
+        if exc.pos > min(len(stripped) if first_line < 0 else first_line, 64):
+            raise InputError(path, None, f"not valid JSON (line {exc.lineno}, column "
+                                         f"{exc.colno}: {exc.msg}): a cut or damaged "
+                                         "session file") from None
+    except RecursionError:
+        raise InputError(path, None, "JSON nested too deeply") from None
+
+
 def parse_text(path: str | Path, text: str, *, known_secrets: Sequence[str] = ()
                ) -> TranscriptFile:
-    """The transcripts of ``text`` (the content of ``path``), redacted."""
-    scrubber = SecretScrubber(list(known_secrets))
-    clean = scrubber.text(text)
-    source = Source.of(path, clean)
+    """The transcripts of ``text`` (the content of ``path``), redacted: the file is read as
+    written, the secrets it records are learnt (a key under ``api_key``, a variable
+    ``..._KEY=`` in a command's output), then hidden wherever they appear, and counted
+    once each where they were replaced."""
+    source = Source.of(path, text)
+    structured = source.document is not None or bool(source.events)
+    if not structured:
+        _refuse_cut_json(path, text)
+    learner = SecretScrubber(list(known_secrets))
+    for value in (source.document, source.events, text):
+        learner.learn(value)
+    scrubber = SecretScrubber(learner.known)
     if source.document is not None:
         source.document = scrubber.data(source.document)
     if source.events:
         source.events = scrubber.data(source.events)
+    raw_copy = SecretScrubber(learner.known)
+    clean = raw_copy.text(text)
+    source.text = clean
+    if not structured:
+        scrubber = raw_copy
     tried, problems = readers()
     reader = detect(source, tried)
     name = str(path)
