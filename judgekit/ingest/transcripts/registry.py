@@ -65,6 +65,13 @@ class TranscriptFile:
     text: str = ""
     #: lines of a JSON-lines file that are not JSON (a cut-off last line), left out
     bad_lines: int = 0
+    #: the secret values the file records (learnt from its secret-named fields), to hide
+    #: in any other text of the same run; never stored
+    secrets: tuple[str, ...] = field(default=(), repr=False)
+
+    def scrub(self, text: str) -> str:
+        """``text`` with this file's secrets and any secret-looking value hidden."""
+        return SecretScrubber(list(self.secrets)).text(text)
 
     def left_out(self) -> str | None:
         """The line saying which lines were left out, or ``None``."""
@@ -163,7 +170,7 @@ def parse_text(path: str | Path, text: str, *, known_secrets: Sequence[str] = ()
     if reader is None:
         raw = Transcript(format="raw", source=name, raw=clean, redactions=scrubber.count)
         return TranscriptFile(Path(path), [raw], unrecognised=True, problems=problems,
-                              text=clean)
+                              text=clean, secrets=tuple(learner.known))
     try:
         many = getattr(reader, "read_all", None)
         found = list(many(source)) if callable(many) else [reader.read(source)]
@@ -176,7 +183,7 @@ def parse_text(path: str | Path, text: str, *, known_secrets: Sequence[str] = ()
     out = [t.model_copy(update={"source": name, "redactions": t.redactions + extra})
            for t, extra in zip(found, share)]
     return TranscriptFile(Path(path), out, problems=problems, text=clean,
-                          bad_lines=source.bad_lines)
+                          bad_lines=source.bad_lines, secrets=tuple(learner.known))
 
 
 def read_transcripts(path: str | Path, *, known_secrets: Sequence[str] = ()

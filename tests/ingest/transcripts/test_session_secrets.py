@@ -94,3 +94,13 @@ def test_a_text_log_starting_with_a_bracket_is_kept_as_raw_text(tmp_path: Path) 
     log.write_text("[INFO] started\n[INFO] done\n")
     read = read_transcripts(log)
     assert read.unrecognised and read.transcripts[0].format == "raw"
+
+
+def test_the_runner_keeps_the_agent_text_without_the_key_its_session_records(
+        tmp_path: Path) -> None:
+    from judgekit.execute.agent import read_session
+
+    path = _mini(tmp_path, f"my token is {KEY}\n")
+    kept, session, problem = read_session(path, path.read_text())
+    assert problem is None and session is not None
+    assert KEY not in kept and KEY not in json.dumps(session.model_dump(mode="json"))
