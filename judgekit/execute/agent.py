@@ -148,9 +148,10 @@ def read_session(path: Path, text: str, *, cwd: Path | None = None
     """The agent's transcript ``text`` (as kept), the whole file ``path`` read as its session
     when judgekit knows the format (its patch files relative to ``cwd``, the directory the
     agent ran in, where the file records none), and why a file of a known format could not
-    be read (the run goes on; the text is kept). A known format's text has its secret-looking values
-    redacted here (its keys are known by their fields); any text still has the run's named
-    secrets redacted when the result is stored (:mod:`judgekit.execute.secrets`)."""
+    be read (the run goes on; the text is kept). A known format's text has its
+    secret-looking values redacted here (its keys are known by their fields); any text still
+    has the run's named secrets redacted when the result is stored
+    (:mod:`judgekit.execute.secrets`)."""
     try:
         found = read_transcripts(path)
     except InputError as exc:
@@ -160,7 +161,7 @@ def read_session(path: Path, text: str, *, cwd: Path | None = None
     session = found.transcripts[0].model_copy(update={"source": None})
     if cwd is not None:
         session = relative_patch_files(session, cwd=str(cwd))
-    return SecretScrubber().text(text), session, None
+    return found.scrub(text), session, None
 
 
 _UNSEEN = ("No such file or directory", "not found", "bad interpreter")
