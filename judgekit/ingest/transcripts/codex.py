@@ -214,16 +214,24 @@ class CodexReader:
         for event in source.events:
             kind = event.get("type")
             item = event.get("item") if isinstance(event.get("item"), dict) else None
-            if kind == "item.completed" and item is not None:
+            if kind == "item.started" and item is not None \
+                    and item.get("type") == "command_execution":
+                # a command that never ends in the stream (killed, left running) is still a call
+                index = b.call("shell", _command_text({"command": _argv(item.get("command"))}),
+                               call_id=item.get("id"))
+                b.attach_to_last_turn(index)
+            elif kind == "item.completed" and item is not None:
                 itype = item.get("type")
                 if itype == "agent_message":
                     b.say("assistant", str(item.get("text") or ""))
                 elif itype == "command_execution":
-                    index = b.call("shell", _command_text({"command": _argv(item.get("command"))}),
-                                   call_id=item.get("id"),
-                                   output=item.get("aggregated_output"),
-                                   exit_code=as_int(item.get("exit_code")))
-                    b.attach_to_last_turn(index)
+                    if not b.result(item.get("id"), item.get("aggregated_output"),
+                                    exit_code=as_int(item.get("exit_code"))):
+                        index = b.call("shell", _command_text(
+                            {"command": _argv(item.get("command"))}), call_id=item.get("id"),
+                            output=item.get("aggregated_output"),
+                            exit_code=as_int(item.get("exit_code")))
+                        b.attach_to_last_turn(index)
                 elif itype == "file_change":
                     index = b.call("apply_patch", {"changes": item.get("changes")},
                                    call_id=item.get("id"), output=item.get("status"))

@@ -55,3 +55,11 @@ def test_patch_files_are_relative_to_the_sessions_working_directory(tmp_path: Pa
 
     (result,) = load_runs(run)
     assert result.session is not None and result.session.patch_files == ["calc.py"]
+
+
+def test_a_command_the_exec_stream_saw_start_but_not_end_is_a_call() -> None:
+    # the model's final message came while `sleep 60` still ran; the stream never ended it
+    t = read_transcript(FIXTURES / "codex-killed-exec.jsonl")
+    assert [(c.arguments["command"], c.output, c.exit_code) for c in t.tool_calls] == [
+        ("sleep 60", None, None)]
+    assert t.turns[0].tool_calls == [0]

@@ -242,12 +242,14 @@ def _named_files(tmp_path: Path) -> Path:
     kept.mkdir()
     (kept / "t-notes.jsonl").write_text("just some notes\nnothing here\n")
     shutil.copy(SWE_AGENT, kept / "t-good.traj")
+    (kept / "t-trunc.traj").write_text(SWE_AGENT.read_text()[:5000])  # cut off
     failed = {"exit_code": 1, "output": "FAILED x\n=== 1 failed in 0.1s ==="}
     run = tmp_path / "run.json"
     run.write_text(json.dumps({"results": [
         {"task": {"id": task}, "arm": "a", "agent_diff": "", "test": failed,
          "metadata": {"transcript_file": f"sessions/{name}"}}
-        for task, name in (("t-notes", "t-notes.jsonl"), ("t-good", "t-good.traj"))]}))
+        for task, name in (("t-notes", "t-notes.jsonl"), ("t-good", "t-good.traj"),
+                           ("t-trunc", "t-trunc.traj"))]}))
     return run
 
 
@@ -256,7 +258,11 @@ def test_a_named_file_of_no_known_format_is_kept_raw_and_counted(tmp_path: Path)
 
     run = _named_files(tmp_path)
     loaded = load_runs_result(run)
-    notes, good = loaded.results
+    notes, good, trunc = loaded.results
+    assert trunc.session is None
+    assert "a cut or damaged session file" in trunc.metadata["transcript_unreadable"]
+    assert any(w.startswith("1 result names a transcript file that could not be read")
+               and "t-trunc / a" in w for w in loaded.warnings), loaded.warnings
     assert notes.session is not None and notes.session.format == "raw"
     assert notes.session.raw == "just some notes\nnothing here\n"
     assert good.session is not None and good.session.format == "swe-agent"
@@ -274,6 +280,8 @@ def test_a_named_file_of_no_known_format_is_kept_raw_and_counted(tmp_path: Path)
         rows = {r["task_id"]: r for r in summary["results"]}
         assert rows["t-notes"]["transcript_format"] == "raw"
         assert rows["t-notes"]["turns"] is None
+        assert rows["t-trunc"]["transcript_format"] is None
+        assert "cut or damaged" in rows["t-trunc"]["transcript_unreadable"]
     kept = [json.loads(line) for line in (tmp_path / "out" / "runs.jsonl").open()]
     raw = [r["session"] for r in kept if r["task"]["id"] == "t-notes"]
     assert raw and raw[0]["format"] == "raw" and raw[0]["raw"].startswith("just some notes")
