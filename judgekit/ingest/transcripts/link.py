@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from judgekit.errors import InputError
@@ -212,7 +212,7 @@ def _read_named(path: Path) -> TranscriptFile:
     key = (str(path), st.st_mtime_ns, st.st_size)
     if _last_read is not None and _last_read[0] == key:
         return _last_read[1]
-    read = read_transcripts(path)
+    read = replace(read_transcripts(path), text="")  # its transcripts are what is kept
     _last_read = (key, read)
     return read
 
