@@ -7,7 +7,8 @@ seed, the task and the arms (the same on every start). Its blind view carries th
 two diffs with their test outcomes and F1 against the fix, and nothing that names an arm or
 a verdict. An audit item is one record of ``audit.jsonl``: the texts the judge was shown
 (task description, test output, the diff, the fix, the transcript, named materials); its
-reveal adds the verdict and where each quote of its evidence sits in those texts.
+reveal adds the verdict and where each quote of its evidence sits in those texts (offsets in
+UTF-16 units, as the page's script indexes strings).
 
 Example:
     >>> side_flip(0, "t1", "x", "y") in (True, False)
@@ -45,6 +46,17 @@ def side_flip(seed: int, task_id: str, arm_a: str, arm_b: str) -> bool:
 
 def sha256_of(view: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(view, sort_keys=True).encode()).hexdigest()
+
+
+def utf16_offset(text: str, index: int) -> int:
+    """The offset of code point ``index`` of ``text`` in UTF-16 units: how the page's script
+    indexes a string (a character outside the Basic Multilingual Plane counts twice).
+
+    Example:
+        >>> utf16_offset("🚀 zero", 2), len("🚀 zero"[:2])
+        (3, 2)
+    """
+    return len(text[:index].encode("utf-16-le")) // 2
 
 
 RunKey = tuple[str, str, int, str]
@@ -182,7 +194,10 @@ class AuditItem(_Item[AuditRecord]):
             if at is None:
                 not_found.append(quote)
             else:
-                marks.append({"quote": quote, "text": at[0], "start": at[1], "end": at[2]})
+                name, start, end = at
+                marks.append({"quote": quote, "text": name,
+                              "start": utf16_offset(texts[name], start),
+                              "end": utf16_offset(texts[name], end)})
         return {"arm": r.arm, "attempt": r.attempt, "state": r.state,
                 "score": verdict.get("score"), "deficiency_type": r.deficiency_type,
                 "verdict": verdict, "evidence_verified": r.evidence_verified,

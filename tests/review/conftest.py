@@ -16,6 +16,7 @@ import pytest
 
 from judgekit.testing import FakeAPIServer, Reply, prompt_of
 from tests.audit.helpers import agent_verdict, defect_verdict, standard_results
+from tests.audit.helpers import result as audit_result
 from tests.audit.helpers import write_runs as write_audit_runs
 from tests.clirun import ROOT, judgekit
 from tests.pairwise.helpers import DIMS, prefers, result, sized_diff, write_runs
@@ -130,3 +131,32 @@ def servers() -> Iterator[list[Served]]:
         if s.proc.poll() is None:
             s.proc.kill()
         s.proc.communicate()
+
+
+#: A test output with characters outside the Basic Multilingual Plane (two UTF-16 units
+#: each in the page) before the quoted lines.
+ASTRAL_OUTPUT = ("🚀 collecting 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ⟨tests⟩\ntests/test_calc.py F\n"
+                 "E   ZeroDivisionError: division by zero in calc.py line 7\n"
+                 "===== 1 failed in 0.1s =====")
+#: Two quotes that overlap ("division by zero"), one apart, one found nowhere.
+ASTRAL_QUOTES = ['"ZeroDivisionError: division by zero"',
+                 '"division by zero in calc.py line 7"', '"1 failed in 0.1s"',
+                 '"this quote is nowhere"']
+
+
+@pytest.fixture(scope="session")
+def astral_audited_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``judgekit audit`` of one failed result whose test output has astral characters
+    before the quotes, two of which overlap."""
+    tmp = tmp_path_factory.mktemp("astral")
+    run = audit_result("calc-001", "a", "failed")
+    assert run.test is not None
+    run.test.output = ASTRAL_OUTPUT
+    runs = write_audit_runs(tmp / "runs.json", [run])
+    out = tmp / "out"
+    with FakeAPIServer(lambda api, body: Reply.ok(agent_verdict(evidence=ASTRAL_QUOTES))
+                       ) as server:
+        proc = judgekit("audit", runs, "--judge", JUDGE, "--out", out, "--no-similarity",
+                        "--no-cache", env={**server.env(), "ANTHROPIC_API_KEY": "test-key"})
+    assert proc.returncode == 0, proc.stderr
+    return out

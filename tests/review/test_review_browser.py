@@ -20,6 +20,7 @@ from judgekit.audit import load_rubric
 from tests.clirun import judgekit
 from tests.review.cdp import Browser
 from tests.review.conftest import (
+    ASTRAL_QUOTES,
     BASE,
     CTX,
     N_TASKS,
@@ -277,3 +278,38 @@ def test_browse_filters_the_queue_by_keyboard_and_verdict_filters_match_labelled
         b.wait_for("!document.body.dataset.browse")
     finally:
         b.close()
+
+
+def _bare(quote: str) -> str:
+    return " ".join(quote.strip('"').split()).casefold()
+
+
+def test_quotes_after_astral_characters_and_overlapping_quotes_are_each_marked_in_place(
+        astral_audited_out: Path, tmp_path: Path, servers: list[Served]) -> None:
+    out = Path(shutil.copytree(astral_audited_out, tmp_path / "out"))
+    served = start_review(out, free_port(), "--labeller", "ana")
+    servers.append(served)
+    b = Browser(tmp_path / "browser")
+    try:
+        b.goto(served.url)
+        b.wait_for("document.body.dataset.state === 'blind'")
+        b.press("0")
+        b.wait_for("document.body.dataset.state === 'revealed'")
+        marks = b.eval("[...document.querySelectorAll('mark.quote')]"
+                       ".map(m => [m.closest('section').dataset.name, m.textContent])")
+        note = b.eval("document.querySelector('section.verdict p.meta').textContent")
+        notfound = b.eval("[...document.querySelectorAll('ul.notfound li')]"
+                          ".map(li => li.textContent)")
+        b.screenshot("audit-astral-revealed")
+    finally:
+        b.close()
+    texts = [_bare(t) for _, t in marks]
+    # the two overlapping quotes are one mark covering both; the third is its own mark,
+    # exactly on the quote (not shifted by the astral characters before it)
+    assert texts == ["zerodivisionerror: division by zero in calc.py line 7",
+                     "1 failed in 0.1s"]
+    assert all(name == "test output" for name, _ in marks)
+    for quote in ASTRAL_QUOTES[:3]:  # every verified quote is inside a mark
+        assert any(_bare(quote) in t for t in texts), quote
+    assert note.startswith("3 quote(s) marked")
+    assert notfound == ["not found: " + ASTRAL_QUOTES[3].strip('"')]

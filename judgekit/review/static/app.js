@@ -133,16 +133,32 @@
     return [prompt, dims, sides];
   }
 
+  // Overlapping or touching spans are merged into one mark, titled with every quote it
+  // holds, so that no verified quote is left outside a mark. Offsets are UTF-16 units.
+  function mergedSpans(marks) {
+    const spans = [];
+    for (const m of marks.slice().sort((x, y) => x.start - y.start || x.end - y.end)) {
+      const last = spans[spans.length - 1];
+      if (last && m.start <= last.end) {
+        last.end = Math.max(last.end, m.end);
+        last.quotes.push(m.quote);
+      } else {
+        spans.push({ start: m.start, end: m.end, quotes: [m.quote] });
+      }
+    }
+    return spans;
+  }
+
   function markedText(text, marks) {
     const pre = el("pre", "material");
     let pos = 0;
-    for (const m of marks.slice().sort((x, y) => x.start - y.start)) {
-      if (m.start < pos) continue;
-      pre.append(document.createTextNode(text.slice(pos, m.start)));
-      const mark = el("mark", "quote", text.slice(m.start, m.end));
-      mark.title = m.quote;
+    for (const s of mergedSpans(marks)) {
+      pre.append(document.createTextNode(text.slice(pos, s.start)));
+      const mark = el("mark", "quote", text.slice(s.start, s.end));
+      mark.title = s.quotes.join("\n");
+      mark.dataset.quotes = String(s.quotes.length);
       pre.append(mark);
-      pos = m.end;
+      pos = s.end;
     }
     pre.append(document.createTextNode(text.slice(pos)));
     return pre;
@@ -177,7 +193,10 @@
       for (const f of ["existence_reasoning", "causation_reasoning"]) {
         if (rev.verdict[f]) v.append(el("p", null, `${f.replace("_", " ")}: ${rev.verdict[f]}`));
       }
-      v.append(el("p", "meta", `${rev.marks.length} quote(s) marked where found`));
+      const places = view.texts.reduce((n, t) =>
+        n + mergedSpans(rev.marks.filter((m) => m.text === t.name)).length, 0);
+      v.append(el("p", "meta", `${rev.marks.length} quote(s) marked where found` +
+        (places !== rev.marks.length ? `, in ${places} place(s) (overlapping quotes share a mark)` : "")));
       if (rev.quotes_not_found.length) {
         const ul = el("ul", "notfound");
         for (const q of rev.quotes_not_found) ul.append(el("li", null, `not found: ${q}`));
