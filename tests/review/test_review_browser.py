@@ -313,3 +313,37 @@ def test_quotes_after_astral_characters_and_overlapping_quotes_are_each_marked_i
         assert any(_bare(quote) in t for t in texts), quote
     assert note.startswith("3 quote(s) marked")
     assert notfound == ["not found: " + ASTRAL_QUOTES[3].strip('"')]
+
+
+def test_the_arm_filter_never_puts_arm_names_in_the_page_while_a_blind_item_is_shown(
+        judged_out: Path, tmp_path: Path, servers: list[Served]) -> None:
+    out = Path(shutil.copytree(judged_out, tmp_path / "out"))
+    served = start_review(out, free_port())
+    servers.append(served)
+    b = Browser(tmp_path / "browser")
+    arms = "[...document.querySelectorAll('#f-arm option')].map(o => o.value)"
+    try:
+        b.goto(served.url)
+        b.wait_for("document.body.dataset.state === 'blind'")
+        for _ in DIMS:  # item 0 labelled: its arms are known
+            b.press("a")
+        b.wait_for("document.body.dataset.state === 'revealed'")
+        b.press("q")  # browsing from a revealed item: its arms can be filtered on
+        b.wait_for("document.body.dataset.browse === 'open'")
+        assert b.eval(arms) == ["", *sorted([BASE, CTX])]
+        b.press("Escape")
+        b.wait_for("!document.body.dataset.browse")
+        assert b.eval(arms) == [""]  # emptied when the panel closes
+        b.press("j")
+        b.wait_for("document.body.dataset.item === '1' && "
+                   "document.body.dataset.state === 'blind'")
+        _not_revealed(b.dom())
+        b.press("q")  # browsing from a blind item: no arm is named anywhere in the page
+        b.wait_for("document.body.dataset.browse === 'open'")
+        _not_revealed(b.dom())
+        assert b.eval(arms) == [""]
+        b.press("Escape")
+        b.wait_for("!document.body.dataset.browse")
+        _not_revealed(b.dom())
+    finally:
+        b.close()

@@ -307,7 +307,8 @@
     const verdictFilter = value("f-arm") || FACETS.some((f) => document.getElementById(`f-${f}`).checked);
     const hidden = verdictFilter ? queue.items.filter((q) => !q.labelled && blindOk(q)).length : 0;
     browseNote.textContent = `${shown.length} of ${queue.total} items` + (hidden
-      ? `; ${hidden} not labelled yet left out (filters on arms and verdicts match labelled items only)` : "");
+      ? `; ${hidden} not labelled yet left out (filters on arms and verdicts match labelled items only)` : "") +
+      (item && !item.labelled ? "; the arm filter lists arms once the item shown is labelled" : "");
     browseList.replaceChildren(...shown.map((q) => {
       const li = el("li");
       const b = el("button", null, `item ${q.i + 1}: ${q.kind === "audit" ? "audit" : "comparison"} · ` +
@@ -325,7 +326,10 @@
   async function openBrowse() {
     queue = await api("/api/queue");
     fillSelect("f-status", [...new Set(queue.items.flatMap((q) => q.status))].sort());
-    fillSelect("f-arm", [...new Set(queue.items.flatMap((q) => q.facets ? q.facets.arms : []))].sort());
+    // Arm names enter the page only while the panel is open over a labelled item: with a
+    // blind item shown, any arm listed could be one of its own.
+    fillSelect("f-arm", item && item.labelled
+      ? [...new Set(queue.items.flatMap((q) => q.facets ? q.facets.arms : []))].sort() : []);
     browse.hidden = false;
     document.body.dataset.browse = "open";
     listBrowse();
@@ -334,6 +338,7 @@
 
   function closeBrowse() {
     browse.hidden = true;
+    fillSelect("f-arm", []);
     delete document.body.dataset.browse;
     if (document.activeElement && browse.contains(document.activeElement)) document.activeElement.blur();
   }
