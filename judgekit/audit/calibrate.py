@@ -123,7 +123,9 @@ class Calibration(Agreement):
     judge_ife_recall: float | None = None
     disagreements: list[str] = Field(default_factory=list)
     labels_without_verdict: list[str] = Field(default_factory=list)
-    verdicts_without_label: list[str] = Field(default_factory=list)
+    verdicts_without_label: list[str] = Field(
+        default_factory=list, description="Tasks with a verdict and no label (a task whose "
+                                          "labels tied is in label_ties instead).")
     label_ties: list[str] = Field(default_factory=list)
     blank_labels: int = 0
     label_rows: int | None = None
@@ -266,7 +268,8 @@ def calibrate(verdicts: dict[str, int], labels: dict[str, int] | LabelSet, *,
         n=len(common), agreement=None, kappa=None, confusion=cells, seed=seed,
         resamples=resamples, disagreements=[t for t, j, h in zip(common, judge, human) if j != h],
         labels_without_verdict=sorted(set(table) - set(verdicts)),
-        verdicts_without_label=sorted(set(verdicts) - set(table)),
+        verdicts_without_label=sorted(set(verdicts) - set(table)
+                                      - set(label_set.ties if label_set else [])),
         label_ties=label_set.ties if label_set else [],
         blank_labels=label_set.blank if label_set else 0,
         label_rows=label_set.rows if label_set else None)

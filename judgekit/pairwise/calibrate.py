@@ -114,7 +114,8 @@ class PairwiseCalibration(BaseModel):
     labels_without_verdict: list[str] = Field(
         default_factory=list, description="Labels no compared pair matches.")
     n_verdicts_without_label: int = Field(0, description="Valid verdict items no label "
-                                                         "covers.")
+                                                         "covers (the labellers' ties are "
+                                                         "counted in pooled_ties).")
     labellers: dict[str, LabellerCalibration] = Field(
         default_factory=dict, description="With labels of two or more labellers: each "
                                           "labeller's labels against the verdicts (\"\": "
@@ -267,8 +268,9 @@ def calibrate_pairwise(records: Sequence[PairRecord], gold: GoldSet, *,
             key = (rec.task_id, a, b, dim)
             label = gold.labels.get(key)
             state = rec.dimensions[dim].state
-            if label is None:
-                unlabelled += state == "valid" and not rec.identical
+            if label is None:  # a tie of the labellers is counted as such, not here
+                unlabelled += (state == "valid" and not rec.identical
+                               and key not in gold.tied)
                 continue
             matched.add(key)
             if rec.identical:

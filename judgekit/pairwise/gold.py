@@ -79,6 +79,8 @@ class GoldSet:
     by_labeller: dict[str, dict[Key, GoldLabel]] = field(default_factory=dict)
     #: comparisons left out of ``labels`` because their labellers' labels tied
     pooled_ties: int = 0
+    #: those comparisons (labelled, so not counted as without a label)
+    tied: set[Key] = field(default_factory=set)
 
 
 def pool(by_labeller: dict[str, dict[Key, GoldLabel]]) -> tuple[dict[Key, GoldLabel], int]:
@@ -197,5 +199,6 @@ def read_gold(path: str | Path) -> GoldSet:
         only = next(iter(by_labeller.values()), {})
         return GoldSet(labels=only, rows=rows, blank=blank)
     pooled, ties = pool(by_labeller)
+    tied = {k for labels in by_labeller.values() for k in labels} - set(pooled)
     return GoldSet(labels=pooled, rows=rows, blank=blank, by_labeller=by_labeller,
-                   pooled_ties=ties)
+                   pooled_ties=ties, tied=tied)

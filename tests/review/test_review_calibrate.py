@@ -194,3 +194,30 @@ def test_one_audit_labeller_gives_no_agreement_between_labellers_and_says_why(
     why = "No agreement between labellers: one labeller (ana)"
     assert why in text.stdout and "Krippendorff" not in text.stdout
     assert why in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_tied_comparisons_are_counted_as_ties_and_not_as_verdicts_without_a_label(
+        judged_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(judged_out, tmp_path / "out"))
+    keys = _label_twice(out)[:27]  # the last three comparisons by nobody
+    lines = (out / "labels" / "pairwise.jsonl").read_text().splitlines()
+    (out / "labels" / "pairwise.jsonl").write_text("".join(
+        x + "\n" for x in lines
+        if tuple(json.loads(x)[k] for k in ("task_id", "arm_a", "arm_b", "dimension")) in keys))
+    got = json.loads(judgekit("calibrate", out, "--json").stdout)
+    # 30 comparisons: 20 labelled alike, 7 tied, 3 labelled by nobody: each counted once
+    assert got["n_labels"] == 20 and got["pooled_ties"] == 7
+    assert got["n_verdicts_without_label"] == 3
+    assert got["n_labels"] + got["pooled_ties"] + got["n_verdicts_without_label"] == 30
+
+
+def test_a_tied_audit_task_is_a_tie_and_not_a_verdict_without_a_label(
+        audited_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(audited_out, tmp_path / "out"))
+    _label_audit(out, ana={"calc-002/a": 1, "calc-001/a": 0},
+                 bo={"calc-002/a": 0, "calc-001/a": 0})
+    got = json.loads(judgekit("calibrate", out, "--json").stdout)
+    assert got["label_ties"] == ["calc-002"] and got["verdicts_without_label"] == []
+    assert got["n"] == 1  # calc-001: two audited tasks, one compared, one tied
+    text = judgekit("calibrate", out).stdout
+    assert "0 verdicts without label" in text and "1 tied task(s) left out" in text
