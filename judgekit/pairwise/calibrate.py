@@ -35,7 +35,7 @@ from pydantic import BaseModel, Field
 
 from judgekit import stats
 from judgekit.pairwise.agreement import agreement as alpha_agreement
-from judgekit.pairwise.gold import GoldLabel, GoldSet, Label
+from judgekit.pairwise.gold import GoldLabel, GoldSet, Key, Label, comparison_key
 from judgekit.pairwise.models import JuryAgreementEntry
 from judgekit.pairwise.records import DimensionRecord, PairRecord
 from judgekit.pairwise.verdict import DIMENSIONS
@@ -139,16 +139,22 @@ class LabellerCalibration(BaseModel):
     jury: JudgeAgreement | None = None
 
 
-def labeller_agreement(by_labeller: dict[str, dict[tuple[str, str, str, str], GoldLabel]],
+def labeller_agreement(by_labeller: dict[str, dict[Key, GoldLabel]],
                        *, seed: int = stats.DEFAULT_SEED) -> JuryAgreementEntry:
     """Krippendorff's alpha between labellers: one unit per comparison, one value per
     labeller (missing when they did not label it), resampled by compared pair."""
-    keys = sorted({k for labels in by_labeller.values() for k in labels})
-    units = [((task, a, b), [labels[(task, a, b, dim)].label_for(a, b)
-                             if (task, a, b, dim) in labels else None
-                             for labels in by_labeller.values()])
-             for task, a, b, dim in keys]
-    return alpha_agreement([("\0".join(g), u) for g, u in units], seed=seed)
+    keys = sorted({k for labels in by_labeller.values() for k in labels},
+                  key=lambda k: tuple("" if x is None else str(x) for x in k))
+    units = [(_pair_name(key), [labels[key].label_for(key[1], key[2]) if key in labels
+                                else None for labels in by_labeller.values()])
+             for key in keys]
+    return alpha_agreement(units, seed=seed)
+
+
+def _pair_name(key: Key) -> str:
+    """The compared pair of a comparison's key (its dimension left out)."""
+    task, a, b, _, att_a, att_b = key
+    return "\0".join([task, a, b, str(att_a), str(att_b)])
 
 
 def _code(label: Label) -> int:
@@ -219,9 +225,11 @@ def judge_of(record: PairRecord, default: str = DEFAULT_JUDGE) -> str:
     return models.pop() if len(models) == 1 else default
 
 
-def _label_name(key: tuple[str, str, str, str]) -> str:
-    task, a, b, dim = key
-    return f"{task} / {a} vs {b} / {dim}"
+def _label_name(key: Key) -> str:
+    task, a, b, dim, att_a, att_b = key
+    if att_a is None and att_b is None:
+        return f"{task} / {a} vs {b} / {dim}"
+    return f"{task} / {a} attempt {att_a} vs {b} attempt {att_b} / {dim}"
 
 
 def _verdicts(record: PairRecord) -> list[tuple[str | None, dict[str, DimensionRecord]]]:
@@ -256,16 +264,19 @@ def calibrate_pairwise(records: Sequence[PairRecord], gold: GoldSet, *,
     by_judge: dict[str, list[Item]] = {}
     jury: list[Item] | None = None
     left_out: Counter[str] = Counter()
-    matched: set[tuple[str, str, str, str]] = set()
+    matched: set[Key] = set()
     unlabelled = 0
     for index, rec in enumerate(records):
-        a, b = sorted((rec.arm_a, rec.arm_b))
         if rec.judges is not None and jury is None:
             jury = []
         for dim in DIMENSIONS:
             if dim not in rec.dimensions:
                 continue
-            key = (rec.task_id, a, b, dim)
+            # the label of this attempt pair, else one that names no attempts
+            key = comparison_key(rec.task_id, rec.arm_a, rec.arm_b, dim, rec.attempt_a,
+                                 rec.attempt_b)
+            if key not in gold.labels and key not in gold.tied:
+                key = (*key[:4], None, None)
             label = gold.labels.get(key)
             state = rec.dimensions[dim].state
             if label is None:  # a tie of the labellers is counted as such, not here

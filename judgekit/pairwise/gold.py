@@ -2,6 +2,8 @@
 
 A label file is a CSV with the columns ``task_id,arm_a,arm_b,dimension,label`` (more
 columns, such as a ``note``, are kept out of the way), or JSON lines with the same keys.
+Optional ``attempt_a`` and ``attempt_b`` name the attempts compared when each arm has several
+(``judge --select all``); a label naming none covers every attempt pair of the two arms.
 ``label`` is ``A`` (arm_a's solution is better), ``B`` (arm_b's) or ``draw``, in any case;
 a blank label is a row not labelled yet: skipped and counted. The same comparison
 labelled twice must agree (the arms may be given in either order; ``A`` and ``B`` then
@@ -15,7 +17,7 @@ Example:
     >>> g = GoldLabel(task_id="flask-001", arm_a="x", arm_b="y", dimension="minimality",
     ...               label="B")
     >>> g.key(), g.label_for("y", "x")
-    (('flask-001', 'x', 'y', 'minimality'), 'A')
+    (('flask-001', 'x', 'y', 'minimality', None, None), 'A')
 """
 
 from __future__ import annotations
@@ -33,8 +35,10 @@ from judgekit.pairwise.verdict import DIMENSIONS
 
 Label = Literal["A", "B", "draw"]
 COLUMNS: tuple[str, ...] = ("task_id", "arm_a", "arm_b", "dimension", "label")
-Key = tuple[str, str, str, str]
-"""(task id, arm a, arm b, dimension), arms in sorted order."""
+Key = tuple[str, str, str, str, int | None, int | None]
+"""(task id, arm a, arm b, dimension, attempt of arm a, attempt of arm b), arms in sorted
+order, attempts with their arms; attempts None for a label that names none (it covers every
+attempt pair of the two arms)."""
 
 _SWAP: dict[str, Label] = {"A": "B", "B": "A", "draw": "draw"}
 
@@ -50,6 +54,11 @@ class GoldLabel(BaseModel):
     dimension: Literal["consistency", "completeness", "minimality"]
     label: Label = Field(description="A: arm_a's solution is better; B: arm_b's; draw: "
                                      "neither is clearly better.")
+    attempt_a: int | None = Field(None, description="The attempt of arm_a's run compared "
+                                                    "(several attempts per arm, judged with "
+                                                    "`--select all`); absent: the label "
+                                                    "covers every attempt pair of the arms.")
+    attempt_b: int | None = Field(None, description="The attempt of arm_b's run compared.")
     note: str | None = Field(None, description="Why, for the next reader (not used).")
     labeller: str | None = Field(None, description="Who gave the label; a later label of "
                                                    "the same comparison by the same labeller "
@@ -59,13 +68,27 @@ class GoldLabel(BaseModel):
                                                        "shown (judgekit review).")
 
     def key(self) -> Key:
-        """The comparison labelled, arms in sorted order."""
-        a, b = sorted((self.arm_a, self.arm_b))
-        return (self.task_id, a, b, self.dimension)
+        """The comparison labelled, arms in sorted order (their attempts with them)."""
+        return comparison_key(self.task_id, self.arm_a, self.arm_b, self.dimension,
+                              self.attempt_a, self.attempt_b)
 
     def label_for(self, arm_a: str, arm_b: str) -> Label:
         """The label with ``arm_a`` as A: swapped when the file names the arms the other way."""
         return self.label if (arm_a, arm_b) == (self.arm_a, self.arm_b) else _SWAP[self.label]
+
+
+def comparison_key(task_id: str, arm_a: str, arm_b: str, dimension: str,
+                   attempt_a: int | None = None, attempt_b: int | None = None) -> Key:
+    """The key of a comparison whichever way its arms are named: arms sorted, each attempt
+    with its arm.
+
+    Example:
+        >>> comparison_key("t", "y", "x", "minimality", 1, 0)
+        ('t', 'x', 'y', 'minimality', 0, 1)
+    """
+    if arm_b < arm_a:
+        arm_a, arm_b, attempt_a, attempt_b = arm_b, arm_a, attempt_b, attempt_a
+    return (task_id, arm_a, arm_b, dimension, attempt_a, attempt_b)
 
 
 @dataclass
@@ -91,7 +114,7 @@ def pool(by_labeller: dict[str, dict[Key, GoldLabel]]) -> tuple[dict[Key, GoldLa
         >>> def g(who, label):
         ...     return GoldLabel(task_id="t", arm_a="x", arm_b="y", dimension="minimality",
         ...                      label=label, labeller=who)
-        >>> k = ("t", "x", "y", "minimality")
+        >>> k = ("t", "x", "y", "minimality", None, None)
         >>> pool({"a": {k: g("a", "A")}, "b": {k: g("b", "A")}, "c": {k: g("c", "B")}}
         ...      )[0][k].label, pool({"a": {k: g("a", "A")}, "b": {k: g("b", "B")}})[1]
         ('A', 1)
@@ -128,6 +151,9 @@ def is_pairwise_labels(path: str | Path) -> bool:
 
 def _normalise(row: dict[str, object]) -> dict[str, object]:
     out = {k.strip(): v.strip() if isinstance(v, str) else v for k, v in row.items() if k}
+    for att in ("attempt_a", "attempt_b"):  # a CSV's blank attempt: none named
+        if out.get(att) == "":
+            out[att] = None
     label = out.get("label")
     if isinstance(label, str) and label.casefold() in ("a", "b", "draw"):
         out["label"] = label.upper() if label.casefold() != "draw" else "draw"

@@ -92,7 +92,10 @@ class PairItem(_Item[PairRecord]):
     kind = "pairwise"
 
     def key(self, dimension: str) -> PairKey:
-        return (self.record.task_id, self.record.arm_a, self.record.arm_b, dimension)
+        """The item's full identity on ``dimension``: with several attempts per arm, each
+        attempt pair is an item of its own."""
+        r = self.record
+        return (r.task_id, r.arm_a, r.arm_b, dimension, r.attempt_a, r.attempt_b)
 
     def arm_of(self, side: str) -> str:
         left, right = self.sides()

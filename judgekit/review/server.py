@@ -100,7 +100,8 @@ class ReviewState:
                 raise ValueError("choice: not left, right or draw")
             r = item.record
             self.store.add_pairwise(r.task_id, r.arm_a, r.arm_b, dim,
-                                    item.stored_label(choice), shown_sha256=item.shown_sha256)
+                                    item.stored_label(choice), shown_sha256=item.shown_sha256,
+                                    attempt_a=r.attempt_a, attempt_b=r.attempt_b)
         else:
             assert isinstance(item, AuditItem)
             if choice not in (0, 1) or isinstance(choice, bool):

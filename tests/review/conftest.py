@@ -160,3 +160,22 @@ def astral_audited_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
                         "--no-cache", env={**server.env(), "ANTHROPIC_API_KEY": "test-key"})
     assert proc.returncode == 0, proc.stderr
     return out
+
+
+@pytest.fixture(scope="session")
+def attempts_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``judgekit judge --select all`` over 2 tasks of two arms, two attempts each: four
+    comparisons per task (each attempt pair), 8 in all."""
+    tmp = tmp_path_factory.mktemp("attempts")
+    runs = write_runs(tmp / "runs.json", [
+        result(f"t{t}", arm, sized_diff(f"{marker}{t}a{k}", 2 + k), attempt=k)
+        for t in range(2) for k in range(2)
+        for arm, marker in ((BASE, "plainfix"), (CTX, "ctxfix"))])
+    out = tmp / "out"
+    with FakeAPIServer(prefers("ctxfix")) as server:
+        proc = judgekit("judge", runs, "--judge", JUDGE, "--out", out, "--no-audit",
+                        "--no-similarity", "--select", "all",
+                        env={**server.env(), "ANTHROPIC_API_KEY": "test-key",
+                             "JUDGEKIT_CACHE": str(tmp / "cache.sqlite")})
+    assert proc.returncode == 0, proc.stderr
+    return out

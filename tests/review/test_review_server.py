@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from judgekit.audit import load_rubric
@@ -88,7 +89,7 @@ def test_a_later_label_by_the_same_labeller_supersedes_and_calibrate_reads_the_l
     other = LabelStore(tmp_path, "bo")
     assert not other.pairwise  # each labeller's own
     again = LabelStore(tmp_path, "ana")
-    assert again.pairwise[("t1", "x", "y", "minimality")].label == "B"
+    assert again.pairwise[("t1", "x", "y", "minimality", None, None)].label == "B"
     gold = read_gold(tmp_path / "labels" / "pairwise.jsonl")
     assert gold.rows == 2 and [g.label for g in gold.labels.values()] == ["B"]
 
@@ -100,7 +101,7 @@ def test_a_line_torn_by_a_crash_is_dropped_and_counted(tmp_path: Path) -> None:
     with path.open("a") as fh:
         fh.write('{"task_id": "t2", "arm_a"')  # killed mid-write, never acknowledged
     again = LabelStore(tmp_path, "ana")
-    assert again.torn_lines == 1 and list(again.pairwise) == [("t1", "x", "y", "minimality")]
+    assert again.torn_lines == 1 and list(again.pairwise) == [("t1", "x", "y", "minimality", None, None)]
     again.add_pairwise("t2", "x", "y", "minimality", "draw", shown_sha256="0" * 64)
     assert len(read_gold(path).labels) == 2
 
@@ -184,3 +185,48 @@ def test_the_queue_sends_arms_and_verdict_facets_of_labelled_items_only(
     assert after[1]["facets"] == {"arms": sorted([BASE, CTX]), "flagged": False, "jury_split": False,
                                   "anchored_contradiction": True,
                                   "unverified_evidence": False}
+
+
+def test_each_attempt_pair_is_its_own_item_and_a_label_covers_that_pair_only(
+        attempts_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(attempts_out, tmp_path / "out"))
+    records = [json.loads(x) for x in (out / "pairwise.jsonl").read_text().splitlines()]
+    pairs = [(r["task_id"], r["attempt_a"], r["attempt_b"]) for r in records]
+    assert len(pairs) == len(set(pairs)) == 8
+    state = ReviewState(load_queue(out, seed=0), LabelStore(out, "ana"))
+    dims = state.item_view(0)["view"]["dimensions"]
+    for dim in dims:
+        state.label({"i": 0, "dimension": dim, "choice": "left"})
+    assert "reveal" in state.item_view(0)
+    for i in range(1, 8):  # the same task's other attempt pairs are still blind
+        view = state.item_view(i)
+        assert not view["labelled"] and "reveal" not in view and view["labels"] == {}
+    assert state.first_unlabelled() == 1
+    again = ReviewState(load_queue(out, seed=0), LabelStore(out, "ana"))
+    assert again.first_unlabelled() == 1  # so on a restart too
+    schema = json.loads(judgekit("schema", "pairwise-label").stdout)
+    rows = [json.loads(x) for x in (out / "labels" / "pairwise.jsonl").read_text().splitlines()]
+    assert len(rows) == len(dims)
+    for row in rows:
+        jsonschema.validate(row, schema)
+        assert (row["attempt_a"], row["attempt_b"]) == (records[0]["attempt_a"],
+                                                        records[0]["attempt_b"])
+    # calibrate matches the labels to that attempt pair's verdicts only
+    got = json.loads(judgekit("calibrate", out, "--json").stdout)
+    [judge] = got["judges"].values()
+    assert got["n_labels"] == len(dims) and judge["n"] == len(dims)
+    assert got["labels_without_verdict"] == []
+    assert got["n_verdicts_without_label"] == 7 * len(dims)
+
+
+def test_a_label_file_without_attempts_still_validates_and_covers_every_attempt_pair(
+        attempts_out: Path, tmp_path: Path) -> None:
+    records = [json.loads(x) for x in (attempts_out / "pairwise.jsonl").read_text().splitlines()]
+    old = tmp_path / "old.csv"
+    first = records[0]
+    old.write_text("task_id,arm_a,arm_b,dimension,label\n"
+                   f"{first['task_id']},{first['arm_a']},{first['arm_b']},minimality,A\n")
+    got = json.loads(judgekit("calibrate", attempts_out, "--labels", old, "--json").stdout)
+    [judge] = got["judges"].values()
+    same_task = [r for r in records if r["task_id"] == first["task_id"]]
+    assert judge["n"] == len(same_task) == 4
