@@ -292,14 +292,17 @@ def load_queue(out_dir: Path, seed: int) -> Queue:
 
 
 def audit_categories(audit: AuditStats | None) -> list[str]:
-    """The categories of the rubric the audit used, in the rubric's order; when that rubric
-    cannot be loaded here (a rubric file not at hand), the categories the audit's verdicts
-    named (``by_type``: counts over the whole audit, nothing of one item)."""
+    """The categories of the rubric the audit used, in the rubric's order: as the audit
+    wrote them down, else (an output of an earlier judgekit) those of the rubric of that id
+    when it can be loaded here. Never derived from the verdicts, which would tell the
+    labeller what the judge answered: when the rubric cannot be found, none."""
     if audit is None:
         return []
+    if audit.rubric_categories is not None:
+        return list(audit.rubric_categories)
     if audit.rubric:
         try:
             return [c.name for c in load_rubric(audit.rubric).categories]
         except JudgekitError:
             pass
-    return sorted(t for t in audit.by_type if t != "none")
+    return []

@@ -71,7 +71,7 @@ def judged_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _sound_judge(api: str, body: dict[str, Any]) -> Reply:
+def sound_judge(api: str, body: dict[str, Any]) -> Reply:
     """Blames the task for calc-002 (vacuous), the agent for everything else."""
     return Reply.ok(defect_verdict() if "calc-002" in prompt_of(body) else agent_verdict())
 
@@ -82,7 +82,7 @@ def audited_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("audited")
     runs = write_audit_runs(tmp / "runs.json", standard_results())
     out = tmp / "out"
-    with FakeAPIServer(_sound_judge) as server:
+    with FakeAPIServer(sound_judge) as server:
         proc = judgekit("audit", runs, "--judge", JUDGE, "--out", out, "--no-similarity",
                         "--no-cache", env={**server.env(), "ANTHROPIC_API_KEY": "test-key"})
     assert proc.returncode == 0, proc.stderr

@@ -17,8 +17,19 @@ from judgekit.review.evidence import find_quote
 from judgekit.review.items import load_queue
 from judgekit.review.labels import LabelStore
 from judgekit.review.server import ReviewState
-from tests.clirun import judgekit
-from tests.review.conftest import BASE, CTX, Served, free_port, start_review
+from judgekit.testing import FakeAPIServer
+from tests.audit.helpers import standard_results
+from tests.audit.helpers import write_runs as write_audit_runs
+from tests.clirun import ROOT, judgekit
+from tests.review.conftest import (
+    BASE,
+    CTX,
+    JUDGE,
+    Served,
+    sound_judge,
+    free_port,
+    start_review,
+)
 
 LABEL = {"i": 0, "dimension": "consistency", "choice": "left"}
 
@@ -230,3 +241,31 @@ def test_a_label_file_without_attempts_still_validates_and_covers_every_attempt_
     [judge] = got["judges"].values()
     same_task = [r for r in records if r["task_id"] == first["task_id"]]
     assert judge["n"] == len(same_task) == 4
+
+
+def test_a_rubric_file_of_its_own_offers_its_categories_and_never_the_verdicts(
+        tmp_path: Path) -> None:
+    rubric_text = (Path(__file__).parents[2] / "judgekit" / "data" / "rubrics" /
+                   "commit-revert.md").read_text()
+    rubric_text = rubric_text.replace("id: commit-revert", "id: myrubric", 1)
+    own = tmp_path / "rub" / "myrubric.md"
+    own.parent.mkdir()
+    own.write_text(rubric_text)
+    runs = write_audit_runs(tmp_path / "runs.json", standard_results())
+    out = tmp_path / "out"
+    with FakeAPIServer(sound_judge) as server:
+        proc = judgekit("audit", runs, "--judge", JUDGE, "--out", out, "--no-similarity",
+                        "--no-cache", "--rubric", own,
+                        env={**server.env(), "ANTHROPIC_API_KEY": "test-key"})
+    assert proc.returncode == 0, proc.stderr
+    own.unlink()  # reviewed where the rubric file is not at hand
+    wanted = [c.name for c in load_rubric(ROOT / "judgekit" / "data" / "rubrics" /
+                                          "commit-revert.md").categories]
+    queue = load_queue(out, seed=0)
+    assert queue.categories == wanted  # the rubric's own, in its order, not the verdicts'
+    # an output that does not say its rubric's categories, whose rubric cannot be found:
+    # no category is offered (none derived from the judge's verdicts)
+    summary = json.loads((out / "summary.json").read_text())
+    del summary["audit"]["rubric_categories"]
+    (out / "summary.json").write_text(json.dumps(summary))
+    assert load_queue(out, seed=0).categories == []
