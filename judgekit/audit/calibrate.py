@@ -57,6 +57,8 @@ class LabelSet(BaseModel):
     by_result: dict[str, dict[str, int]] = Field(
         default_factory=dict, description="With two or more labellers: each labelled result "
                                           "→ labeller → label.")
+    stale: int = Field(0, description="Labels left out as stale: given (in judgekit review) "
+                                      "to content that has changed since.")
 
 
 class Agreement(BaseModel):
@@ -129,6 +131,8 @@ class Calibration(Agreement):
     label_ties: list[str] = Field(default_factory=list)
     blank_labels: int = 0
     label_rows: int | None = None
+    stale_labels: int = Field(0, description="Labels left out as stale: given (in judgekit "
+                                             "review) to content that has changed since.")
     resamples: int = stats.DEFAULT_RESAMPLES
     seed: int = stats.DEFAULT_SEED
     labellers: dict[str, LabellerCalibration] = Field(
@@ -272,7 +276,8 @@ def calibrate(verdicts: dict[str, int], labels: dict[str, int] | LabelSet, *,
                                       - set(label_set.ties if label_set else [])),
         label_ties=label_set.ties if label_set else [],
         blank_labels=label_set.blank if label_set else 0,
-        label_rows=label_set.rows if label_set else None)
+        label_rows=label_set.rows if label_set else None,
+        stale_labels=label_set.stale if label_set else 0)
     if not common:
         return out
     n = len(common)

@@ -127,6 +127,8 @@ class PairwiseCalibration(BaseModel):
                           "interval over compared pairs; null with one labeller.")
     pooled_ties: int = Field(0, description="Comparisons whose labellers tied, left out of "
                                             "the pooled labels.")
+    stale_labels: int = Field(0, description="Labels left out as stale: given (in judgekit "
+                                             "review) to content that has changed since.")
     seed: int = stats.DEFAULT_SEED
     resamples: int = stats.DEFAULT_RESAMPLES
 
@@ -308,7 +310,7 @@ def calibrate_pairwise(records: Sequence[PairRecord], gold: GoldSet, *,
         labellers[who] = LabellerCalibration(n_labels=len(theirs), judges=one.judges,
                                              jury=one.jury)
     return PairwiseCalibration(
-        labellers=labellers, pooled_ties=gold.pooled_ties,
+        labellers=labellers, pooled_ties=gold.pooled_ties, stale_labels=gold.stale,
         labeller_agreement=(labeller_agreement(gold.by_labeller, seed=seed)
                             if gold.by_labeller else None),
         labels_file=labels_file, n_labels=len(gold.labels), blank_labels=gold.blank,

@@ -23,6 +23,7 @@ Example:
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -104,6 +105,8 @@ class GoldSet:
     pooled_ties: int = 0
     #: those comparisons (labelled, so not counted as without a label)
     tied: set[Key] = field(default_factory=set)
+    #: labels left out as stale (given to content that has changed since)
+    stale: int = 0
 
 
 def pool(by_labeller: dict[str, dict[Key, GoldLabel]]) -> tuple[dict[Key, GoldLabel], int]:
@@ -190,14 +193,15 @@ def _rows(path: Path) -> list[tuple[int, dict[str, object]]]:
     return [(n, dict(row)) for n, row in csv_rows]
 
 
-def read_gold(path: str | Path) -> GoldSet:
+def read_gold(path: str | Path, fresh: Callable[[GoldLabel], bool] | None = None) -> GoldSet:
     """Read a pairwise label file; any fault is an :class:`InputError` naming the line and
-    the field."""
+    the field. A labeller's effective label that ``fresh`` rejects is stale: left out and
+    counted."""
     p = Path(path)
     if not p.is_file():
         raise InputError(p, None, "labels file not found")
     groups: dict[str, dict[Key, tuple[int, GoldLabel]]] = {}
-    rows = blank = 0
+    rows = blank = stale = 0
     for n, raw in _rows(p):
         rows += 1
         row = _normalise(raw)
@@ -221,10 +225,14 @@ def read_gold(path: str | Path) -> GoldSet:
         labels[label.key()] = (n, label)
     by_labeller = {who: {k: v for k, (_, v) in labels.items()}
                    for who, labels in groups.items()}
+    if fresh is not None:  # each labeller's effective label, when stale, is left out
+        stale = sum(not fresh(g) for labels in by_labeller.values() for g in labels.values())
+        by_labeller = {who: kept for who, labels in by_labeller.items()
+                       if (kept := {k: g for k, g in labels.items() if fresh(g)})}
     if len(by_labeller) < 2:
         only = next(iter(by_labeller.values()), {})
-        return GoldSet(labels=only, rows=rows, blank=blank)
+        return GoldSet(labels=only, rows=rows, blank=blank, stale=stale)
     pooled, ties = pool(by_labeller)
     tied = {k for labels in by_labeller.values() for k in labels} - set(pooled)
     return GoldSet(labels=pooled, rows=rows, blank=blank, by_labeller=by_labeller,
-                   pooled_ties=ties, tied=tied)
+                   pooled_ties=ties, tied=tied, stale=stale)

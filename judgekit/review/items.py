@@ -71,14 +71,25 @@ R = TypeVar("R", PairRecord, AuditRecord)
 
 @dataclass
 class _Item(Generic[R]):
-    """A record, what is shown of it before it is labelled, and that view's hash."""
+    """A record, what is shown of it before it is labelled, and that view's hash.
+
+    ``same_content``: the hashes of every view of the same content (a pair's with its sides
+    either way round, so that another shuffle's labels stay fresh); a label given to a view
+    of another hash was given to other content: it is stale."""
 
     record: R
     blind: dict[str, Any]
     shown_sha256: str = field(init=False)
+    same_content: frozenset[str] = field(init=False, default=frozenset())
 
     def __post_init__(self) -> None:
         self.shown_sha256 = sha256_of(self.blind)
+        self.same_content = frozenset({self.shown_sha256})
+
+    def fresh(self, shown_sha256: str | None) -> bool:
+        """Whether a label given to a view of hash ``shown_sha256`` is of this content (a
+        label that names no hash, written by hand, is taken as it is)."""
+        return shown_sha256 is None or shown_sha256 in self.same_content
 
     @property
     def task_id(self) -> str:
@@ -281,7 +292,10 @@ def load_queue(out_dir: Path, seed: int) -> Queue:
         blind: dict[str, Any] = {
             "kind": "pairwise", "task": _task(ra or rb, rec.task_id),
             "left": b if flipped else a, "right": a if flipped else b, "dimensions": dims}
-        items.append(PairItem(rec, blind, flipped))
+        item = PairItem(rec, blind, flipped)
+        item.same_content = frozenset({item.shown_sha256, sha256_of(
+            {**blind, "left": blind["right"], "right": blind["left"]})})
+        items.append(item)
     for arec in inputs.audit:
         run, _ = lookup(arec.task_id, arec.arm, arec.attempt, arec.run_id)
         shown: dict[str, Any] = {

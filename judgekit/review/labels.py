@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal, TypeVar
@@ -131,12 +131,14 @@ def _append(path: Path, line: str) -> None:
             os.close(dfd)
 
 
-def audit_label_set(out_dir: Path) -> LabelSet:
+def audit_label_set(out_dir: Path,
+                    fresh: Callable[[AuditLabel], bool] | None = None) -> LabelSet:
     """The audit labels of ``out_dir/labels/audit.jsonl`` as ``judgekit calibrate`` measures
     them: each labeller's last label per result, then per task the majority of them (a
     task whose labels split evenly is a tie, left out). A torn last line is left out (the
     file is not changed) and counted with the blank rows. With two or more labellers, each
-    one's own task labels too, and each result's labels by labeller."""
+    one's own task labels too, and each result's labels by labeller. A labeller's last
+    label that ``fresh`` rejects is stale: left out and counted."""
     path = out_dir / "labels" / AUDIT_FILE
     if not path.is_file():
         raise InputError(path, None, "labels file not found")
@@ -145,7 +147,10 @@ def audit_label_set(out_dir: Path) -> LabelSet:
     for n, obj in rows:
         a = LabelStore._validate(AuditLabel, obj, path, n)
         last[(a.labeller, a.key())] = a
+    stale = {k for k, a in last.items() if fresh is not None and not fresh(a)}
+    last = {k: a for k, a in last.items() if k not in stale}
     out = _task_labels(last.values(), rows=len(rows) + torn, blank=torn)
+    out.stale = len(stale)
     out.labellers = sorted({who for who, _ in last})
     if len(out.labellers) > 1:
         out.by_labeller = {who: _task_labels([a for (w, _), a in last.items() if w == who])

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from judgekit.review.items import AuditItem, load_queue
 from judgekit.review.labels import LabelStore
 from tests.clirun import judgekit
 from tests.review.conftest import N_TASKS
@@ -23,9 +24,10 @@ def _label_twice(out: Path) -> list[tuple[str, str, str, str]]:
     keys = [(r["task_id"], r["arm_a"], r["arm_b"], d) for r in records for d in DIMS]
     assert len(keys) == N_TASKS * len(DIMS) == 30
     ana, bo = LabelStore(out, "ana"), LabelStore(out, "bo")
+    shown = {it.task_id: it.shown_sha256 for it in load_queue(out, seed=0).items}
     for n, key in enumerate(keys):
-        ana.add_pairwise(*key, "A", shown_sha256="0" * 64)
-        bo.add_pairwise(*key, "A" if n < 20 else "B", shown_sha256="0" * 64)
+        ana.add_pairwise(*key, "A", shown_sha256=shown[key[0]])
+        bo.add_pairwise(*key, "A" if n < 20 else "B", shown_sha256=shown[key[0]])
     return keys
 
 
@@ -78,13 +80,14 @@ def test_calibrate_without_labels_reads_the_audit_labels_as_the_same_rows_in_a_c
     out = Path(shutil.copytree(audited_out, tmp_path / "out"))
     records = [json.loads(x) for x in (out / "audit.jsonl").read_text().splitlines()]
     ana, bo = LabelStore(out, "ana"), LabelStore(out, "bo")
+    shown = _shown_audit(out)
     rows = ["task_id,label"]
     for rec in records:
         key = (rec["task_id"], rec["arm"], rec["attempt"], rec.get("run_id") or "")
         label = 1 if rec["task_id"] == "calc-002" else 0
-        ana.add_audit(key, 1 - label, category=None, shown_sha256="0" * 64)
-        ana.add_audit(key, label, category=None, shown_sha256="0" * 64)  # supersedes
-        bo.add_audit(key, label, category=None, shown_sha256="0" * 64)
+        ana.add_audit(key, 1 - label, category=None, shown_sha256=shown[key])
+        ana.add_audit(key, label, category=None, shown_sha256=shown[key])  # supersedes
+        bo.add_audit(key, label, category=None, shown_sha256=shown[key])
         rows += [f"{rec['task_id']},{label}"] * 2
     csv = tmp_path / "labels.csv"
     csv.write_text("\n".join(rows) + "\n")
@@ -103,6 +106,12 @@ def test_calibrate_without_labels_reads_the_audit_labels_as_the_same_rows_in_a_c
     assert got == want and got["n"] == len({r["task_id"] for r in records})
 
 
+def _shown_audit(out: Path) -> dict[tuple[str, str, int, str], str]:
+    """Each audited result's key → the hash of what the review shows of it."""
+    return {it.key(): it.shown_sha256 for it in load_queue(out, seed=0).items
+            if isinstance(it, AuditItem)}
+
+
 def _audit_keys(out: Path) -> dict[str, tuple[str, str, int, str]]:
     """``task/arm`` → the key of that audited result."""
     records = [json.loads(x) for x in (out / "audit.jsonl").read_text().splitlines()]
@@ -118,11 +127,13 @@ BO = {"calc-002/a": 1, "calc-002/b": 0, "calc-001/a": 0}
 
 def _label_audit(out: Path, **by_labeller: dict[str, int]) -> None:
     keys = _audit_keys(out)
+    shown = _shown_audit(out)
     assert sorted(keys) == sorted(ANA)
     for who, labels in by_labeller.items():
         store = LabelStore(out, who)
         for item, label in labels.items():
-            store.add_audit(keys[item], label, category=None, shown_sha256="0" * 64)  # type: ignore[arg-type]
+            store.add_audit(keys[item], label, category=None,  # type: ignore[arg-type]
+                            shown_sha256=shown[keys[item]])
 
 
 def test_two_audit_labellers_are_calibrated_apart_and_against_each_other(

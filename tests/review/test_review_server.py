@@ -269,3 +269,64 @@ def test_a_rubric_file_of_its_own_offers_its_categories_and_never_the_verdicts(
     del summary["audit"]["rubric_categories"]
     (out / "summary.json").write_text(json.dumps(summary))
     assert load_queue(out, seed=0).categories == []
+
+
+def _rejudged_with_other_patches(out: Path, old: str, new: str) -> None:
+    """The output's runs as if re-judged after ``old`` became ``new`` in a diff."""
+    runs = out / "runs.jsonl"
+    text = runs.read_text()
+    assert old in text
+    runs.write_text(text.replace(old, new))
+
+
+def test_a_label_of_an_item_whose_content_changed_since_is_stale_and_does_not_count(
+        judged_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(judged_out, tmp_path / "out"))
+    state = ReviewState(load_queue(out, seed=0), LabelStore(out, "ana"))
+    dims = state.item_view(0)["view"]["dimensions"]
+    for i in (0, 1):
+        for dim in dims:
+            state.label({"i": i, "dimension": dim, "choice": "left"})
+    assert state.queue_view()["stale_labels"] == 0
+    # another shuffle shows the same content: its labels stay fresh
+    other_seed = ReviewState(load_queue(out, seed=7), LabelStore(out, "ana"))
+    assert other_seed.queue_view()["stale_labels"] == 0
+    assert other_seed.first_unlabelled() == 2
+    _rejudged_with_other_patches(out, "plainfix0", "plainfix0 changed")
+    again = ReviewState(load_queue(out, seed=0), LabelStore(out, "ana"))
+    view = again.queue_view()
+    assert view["stale_labels"] == len(dims) and view["first_unlabelled"] == 0
+    item = again.item_view(0)
+    assert not item["labelled"] and "reveal" not in item and item["labels"] == {}
+    assert again.item_view(1)["labelled"]
+    # calibrate leaves them out, and says how many
+    got = json.loads(judgekit("calibrate", out, "--json").stdout)
+    assert got["n_labels"] == len(dims) and got["stale_labels"] == len(dims)
+    text = judgekit("calibrate", out).stdout
+    assert f"{len(dims)} stale" in text
+    # labelled again: fresh, and counted
+    for dim in dims:
+        again.label({"i": 0, "dimension": dim, "choice": "draw"})
+    assert again.queue_view()["stale_labels"] == 0
+    got = json.loads(judgekit("calibrate", out, "--json").stdout)
+    assert got["n_labels"] == 2 * len(dims) and got["stale_labels"] == 0
+
+
+def test_a_stale_audit_label_does_not_count(audited_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(audited_out, tmp_path / "out"))
+    state = ReviewState(load_queue(out, seed=0), LabelStore(out, "ana"))
+    for i in range(len(state.queue.items)):
+        state.label({"i": i, "choice": 0})
+    first = state.queue.items[0].record
+    runs = out / "runs.jsonl"
+    lines = runs.read_text().splitlines()
+    for n, line in enumerate(lines):
+        row = json.loads(line)
+        if (row["task"]["id"], row["arm"]) == (first.task_id, first.arm):
+            row["agent_diff"] = row["agent_diff"] + "+# changed\n"
+            lines[n] = json.dumps(row)
+    runs.write_text("\n".join(lines) + "\n")
+    again = ReviewState(load_queue(out, seed=0), LabelStore(out, "ana"))
+    assert again.queue_view()["stale_labels"] == 1 and again.first_unlabelled() == 0
+    got = json.loads(judgekit("calibrate", out, "--json").stdout)
+    assert got["stale_labels"] == 1

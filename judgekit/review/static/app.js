@@ -41,7 +41,8 @@
 
   function updateProgress() {
     const done = queue.items.filter((q) => q.labelled).length;
-    progress.textContent = `${done} of ${queue.total} labelled · labeller ${queue.labeller}`;
+    progress.textContent = `${done} of ${queue.total} labelled · labeller ${queue.labeller}` +
+      (queue.stale_labels ? ` · ${queue.stale_labels} stale label(s) of changed items, not counted` : "");
   }
 
   function diffView(text) {
