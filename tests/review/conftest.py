@@ -179,3 +179,34 @@ def attempts_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
                              "JUDGEKIT_CACHE": str(tmp / "cache.sqlite")})
     assert proc.returncode == 0, proc.stderr
     return out
+
+
+def _reasons(respond: Any, tag: str) -> Any:
+    """``respond``'s verdicts with reasons naming ``tag``."""
+    def reply(api: str, body: dict[str, Any]) -> Reply:
+        got = respond(api, body)
+        if isinstance(got.verdict, dict):
+            for d in DIMS:
+                got.verdict[d]["reasoning"] = f"{tag} on {d}"
+        return got
+    return reply
+
+
+@pytest.fixture(scope="session")
+def jury_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``judgekit judge`` with a jury of two judges over 2 tasks of two arms."""
+    tmp = tmp_path_factory.mktemp("jury")
+    runs = write_runs(tmp / "runs.json", [
+        r for t in range(2) for r in (
+            result(f"t{t}", BASE, sized_diff(plain_marker(t), 2)),
+            result(f"t{t}", CTX, sized_diff(f"ctxfix{t}", 3)))])
+    out = tmp / "out"
+    with FakeAPIServer(_reasons(prefers("ctxfix"), "FIRSTJUROR")) as one, \
+            FakeAPIServer(_reasons(prefers("plainfix"), "SECONDJUROR")) as two:
+        proc = judgekit("judge", runs, "--judge", f"{JUDGE}@{one.url}", "--judge",
+                        f"anthropic:claude-sonnet-4-5@{two.url}", "--out", out, "--no-audit",
+                        "--no-similarity",
+                        env={"ANTHROPIC_API_KEY": "test-key",
+                             "JUDGEKIT_CACHE": str(tmp / "cache.sqlite")})
+    assert proc.returncode == 0, proc.stderr
+    return out

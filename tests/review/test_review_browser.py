@@ -347,3 +347,31 @@ def test_the_arm_filter_never_puts_arm_names_in_the_page_while_a_blind_item_is_s
         _not_revealed(b.dom())
     finally:
         b.close()
+
+
+def test_a_jury_is_revealed_juror_by_juror_with_both_orders_and_their_reasons(
+        jury_out: Path, tmp_path: Path, servers: list[Served]) -> None:
+    out = Path(shutil.copytree(jury_out, tmp_path / "out"))
+    served = start_review(out, free_port())
+    servers.append(served)
+    b = Browser(tmp_path / "browser")
+    try:
+        b.goto(served.url)
+        b.wait_for("document.body.dataset.state === 'blind'")
+        dom = b.dom()
+        assert "FIRSTJUROR" not in dom and "SECONDJUROR" not in dom
+        for key in "abd":
+            b.press(key)
+        b.wait_for("document.body.dataset.state === 'revealed'")
+        rows = b.eval("[...document.querySelectorAll('table.dims tr[data-dimension]')]"
+                      ".map(tr => [tr.dataset.dimension, tr.lastChild.textContent])")
+        b.screenshot("pairwise-jury-revealed")
+    finally:
+        b.close()
+    assert [d for d, _ in rows] == list(DIMS)
+    for dim, text in rows:
+        assert "no answer" not in text  # the jury's combined verdict has no orders of its own
+        for tag in ("FIRSTJUROR", "SECONDJUROR"):  # each juror's two orders, with reasons
+            assert text.count(f"{tag} on {dim}") == 2, text
+        for arm in (BASE, CTX):
+            assert text.count(f"{arm} shown first") == 2, text  # once per juror

@@ -81,6 +81,14 @@
     return item.view.dimensions.find((d) => !(d in item.labels));
   }
 
+  function appendOrders(box, v) {
+    for (const o of v.orders) {
+      box.append(el("div", "order", `${o.first} shown first: ${o.answer ?? "no answer"}` +
+        (o.reasoning ? ` · ${o.reasoning}` : "")));
+    }
+    if (v.position_bias) box.append(el("div", "warn", "position bias"));
+  }
+
   function pairView() {
     const view = item.view;
     const rev = item.reveal;
@@ -100,14 +108,18 @@
         tr.append(el("td", agree ? "agree" : "disagree",
           v.winner === "draw" ? "draw" : `${v.winner_side} (${v.winner})`));
         const orders = el("td");
-        for (const o of v.orders) {
-          orders.append(el("div", "order", `${o.first} shown first: ${o.answer ?? "no answer"}` +
-            (o.reasoning ? ` · ${o.reasoning}` : "")));
-        }
-        if (v.position_bias) orders.append(el("div", "warn", "position bias"));
-        for (const [name, jv] of Object.entries(rev.judges)) {
+        const jurors = Object.entries(rev.judges);
+        // one judge: its two orders; a jury: its verdict combines the jurors' (it has no
+        // orders of its own), so each juror's verdict with its two orders and reasons
+        if (!jurors.length) appendOrders(orders, v);
+        for (const [name, jv] of jurors) {
           const j = jv[d];
-          if (j) orders.append(el("div", "juror", `${name}: ${j.winner}`));
+          if (!j) continue;
+          const box = el("div", "juror");
+          box.append(el("div", "juror-name", `${name}: ${j.winner}` +
+            (j.state !== "valid" ? ` (${j.state})` : "")));
+          appendOrders(box, j);
+          orders.append(box);
         }
         tr.append(orders);
       }
