@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pydantic import BaseModel
+from typing_extensions import TypeIs
 
 from judgekit import stats
 from judgekit.diffs import DEFAULT_INFRA_PATHS
@@ -240,7 +241,7 @@ def judging_steps(*, pairwise: bool = True, audit: bool = True,
 
 
 def evaluate(
-    paths: str | Path | Sequence[str | Path] | Sequence[RunResult],
+    paths: Source,
     *,
     judge: Any | None = None,
     base_url: str | None = None,
@@ -300,31 +301,35 @@ def evaluate(
                         while_judging=while_judging)
 
 
-Source = str | Path | Sequence[str | Path] | Sequence[RunResult]
+#: where results come from: run files or folders (one or several)...
+Paths = str | Path | Sequence[str | Path]
+#: ...or results already loaded.
+Source = Paths | Sequence[RunResult]
 
 
-def _given_results(paths: Source) -> bool:
+def _given_results(paths: Source) -> TypeIs[Sequence[RunResult]]:
+    """Whether ``paths`` holds results already loaded rather than where to read them."""
     return isinstance(paths, (list, tuple)) and bool(paths) and isinstance(paths[0], RunResult)
 
 
-def _streamed(paths: Source, *, exclude: Sequence[str], adapters: Sequence[Adapter] | None,
-              mixed_models: bool, seed: int) -> EvalResult:
+def _streamed(paths: Paths, options: PipelineOptions) -> EvalResult:
     """Scores only, each result scored as it is read and none of them kept."""
     report = LoadResult()
+    seed = stats.DEFAULT_SEED if options.seed is None else options.seed
     with collector_paused():
-        rows = list(iter_scored(paths, exclude=exclude,  # type: ignore[arg-type]
-                                report=report, adapters=adapters))
+        rows = list(iter_scored(paths, exclude=options.exclude, report=report,
+                                adapters=options.adapters))
         if not rows:
-            raise no_results(paths, report.warnings)  # type: ignore[arg-type]
-        return EvalResult(summary=summarise(rows, mixed_models=mixed_models, seed=seed,
+            raise no_results(paths, report.warnings)
+        return EvalResult(summary=summarise(rows, mixed_models=options.mixed_models, seed=seed,
                                             load_warnings=report.warnings))
 
 
 def _loaded(paths: Source, adapters: Sequence[Adapter] | None
             ) -> tuple[list[RunResult], list[str]]:
     if _given_results(paths):
-        return list(paths), []  # type: ignore[arg-type]
-    report = load_runs_result(paths, adapters=adapters)  # type: ignore[arg-type]
+        return list(paths), []
+    report = load_runs_result(paths, adapters=adapters)
     return report.results, report.warnings
 
 
@@ -363,18 +368,15 @@ def run_pipeline(
     :func:`evaluate` and of the ``score``, ``judge`` and ``audit`` commands, which differ
     only in their steps. Without a judge or without steps only scoring runs."""
     opts = options or PipelineOptions()
-    exclude, tasks, adapters = opts.exclude, opts.tasks, opts.adapters
-    transcripts = opts.transcripts
-    mixed_models, seed = opts.mixed_models, opts.seed
+    exclude, tasks, transcripts = opts.exclude, opts.tasks, opts.transcripts
     sim = _similarity(opts.similarity)
-    seed_value = stats.DEFAULT_SEED if seed is None else seed
+    seed_value = stats.DEFAULT_SEED if opts.seed is None else opts.seed
     if not opts.keep_runs and judge is None and not tasks and not transcripts \
             and sim is None and not _given_results(paths):
-        return _streamed(paths, exclude=exclude, adapters=adapters,
-                         mixed_models=mixed_models, seed=seed_value)
+        return _streamed(paths, opts)
     if judge is not None and steps:
         _check_servers(judge)
-    runs, load_warnings = _loaded(paths, adapters)
+    runs, load_warnings = _loaded(paths, opts.adapters)
     if transcripts:
         from judgekit.ingest.transcripts.link import attach
 
@@ -386,7 +388,7 @@ def run_pipeline(
         enrichment = enrich_tasks(runs, tasks)
     judging = judge is not None and bool(steps)
     if sim is not None or not judging:
-        summary = score_step(runs, exclude=exclude, mixed_models=mixed_models,
+        summary = score_step(runs, exclude=exclude, mixed_models=opts.mixed_models,
                              seed=seed_value, similarity=sim,
                              load_warnings=load_warnings).summary()
         if not judging:
@@ -395,7 +397,8 @@ def run_pipeline(
     else:  # pairs need only the rows; the statistics are made while the first calls wait
         rows = score_rows(runs, exclude=exclude)
         pending = _Pending(runs, enrichment, rows=rows, make=lambda: summarise(
-            rows, mixed_models=mixed_models, seed=seed_value, load_warnings=load_warnings))
+            rows, mixed_models=opts.mixed_models, seed=seed_value,
+            load_warnings=load_warnings))
     return _run_steps(pending, runs, steps, judge, exclude=exclude, while_judging=while_judging)
 
 

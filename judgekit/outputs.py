@@ -21,6 +21,9 @@ REPORT_MD = "report.md"
 REPORT_HTML = "report.html"
 #: what ``judgekit calibrate`` found, kept beside the output it measured.
 CALIBRATION_FILE = "calibration.json"
+#: the folder where ``judgekit review`` keeps the labels given (one file per step,
+#: named as the step's records file).
+LABELS_DIR = "labels"
 
-__all__ = ["CALIBRATION_FILE", "REPORT_HTML", "REPORT_MD", "RESULTS_FILE", "RUNS_FILE",
+__all__ = ["CALIBRATION_FILE", "LABELS_DIR", "REPORT_HTML", "REPORT_MD", "RESULTS_FILE", "RUNS_FILE",
            "SUMMARY_FILE"]

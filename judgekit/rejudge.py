@@ -4,8 +4,9 @@ An output directory (where ``judgekit judge`` writes) keeps what judging needs: 
 with their diffs (``runs.jsonl``), their scores (``summary.json``), and each judge's
 verdicts (``pairwise.jsonl``; with a jury, each judge's own under ``judges``). So a judge
 can be added later: only the new judge is asked; the verdicts already there, each judge's
-summary entries (results, self-audit, size control, cost) and the audit are reused as they
-are, and the jury's verdicts and agreement are computed again over the old and the new
+summary entries (results, self-audit, size control, cost) and every other step of the
+output (the audit, and any step registered in :mod:`judgekit.step_registry`) are reused as
+they are, and the jury's verdicts and agreement are computed again over the old and the new
 judges.
 
 Which judges make the new jury:
@@ -30,11 +31,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
-from judgekit.audit.records import AuditRecord
-from judgekit.audit.kind import AUDIT
-from judgekit.audit.models import AuditStepSummary, AuditStats
 from judgekit.diffs import DEFAULT_INFRA_PATHS
 from judgekit.errors import ConfigError, InputError
 from judgekit.evaluate import EvalResult
@@ -53,7 +51,8 @@ from judgekit.pairwise.size import patch_size
 from judgekit.pairwise.step import shows_reference
 from judgekit.report.load import ReportInputs, load_report_dir
 from judgekit.scoring.models import ScoreSummary
-from judgekit.steps import AnyResult, StepKind, StepResult
+from judgekit.step_registry import STEPS
+from judgekit.steps import AnyResult, StepResult
 from judgekit.summary import EvalSummary
 
 __all__ = ["JudgedOutput", "is_judged_output", "load_judged_output", "rejudge"]
@@ -172,21 +171,6 @@ def _check_plan(pairs: Sequence[PlannedPair], records: Sequence[PairRecord],
                               f"({rec.task_id}): give the new judge the same checkout")
 
 
-@dataclass
-class KeptAudit(StepResult[AuditRecord, AuditStepSummary]):
-    """The output's audit, carried over unchanged."""
-
-    kind: ClassVar[StepKind[Any, Any]] = AUDIT
-    #: not run now: its failures were told when it ran, and are not this run's.
-    carried_over: ClassVar[bool] = True
-
-    records: list[AuditRecord]
-    counts: AuditStats
-
-    def _summarise(self) -> AuditStepSummary:
-        return AuditStepSummary(audit=self.counts)
-
-
 def _prior_result(prior: _Prior, common: dict[str, Any]) -> PairwiseResult:
     result = PairwiseResult(records=prior.records, judge=prior.model, **common)
     result.keep_summary(prior.entries)  # its statistics as the output has them
@@ -264,14 +248,15 @@ def rejudge(output: JudgedOutput, judges: Sequence[Any], *, replace: bool = Fals
 
 def _result(output: JudgedOutput,
             pairwise: StepResult[PairRecord, PairwiseStepSummary]) -> EvalResult:
-    """The output's scores, audit and notes with the new pairwise part (``judge``: the
+    """The output's scores, other steps and notes with the new pairwise part (``judge``: the
     output's, until a judge is asked)."""
     summary, inputs = output.summary, output.inputs
     given = summary.model_fields_set
     score = ScoreSummary(**{k: getattr(summary, k) for k in ScoreSummary.model_fields
                             if k in given})
     parts: list[AnyResult] = [pairwise]
-    if summary.audit is not None:
-        parts.append(KeptAudit(inputs.audit, summary.audit))
+    for kind in STEPS:  # every other step the output holds, carried over as it is
+        if kind is not pairwise.kind and kind.ran(summary):
+            parts.append(kind.kept(inputs.records_of(kind), kind.part_of(summary)))
     return EvalResult(summary=score, runs=list(inputs.runs), parts=parts,
                       notes=list(summary.notes), judge=summary.judge)

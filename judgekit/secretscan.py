@@ -33,7 +33,14 @@ TOKEN = re.compile(
     r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"
     r"|\bxox[abposr]-[A-Za-z0-9\-]{10,}"
     r"|\bAIza[0-9A-Za-z_\-]{30,}"
-    r"|\bhf_[A-Za-z0-9]{20,}")
+    r"|\bhf_[A-Za-z0-9]{20,}"
+    r"|\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")
+#: A private key block (PEM or OpenSSH), whole.
+PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?-----END [A-Z0-9 ]*PRIVATE "
+                         r"KEY-----", re.S)
+#: The password of credentials written into a URL (``scheme://user:password@host``).
+_URL_PASSWORD = re.compile(r"(?P<pre>\b[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@\\]+:)"
+                           r"(?P<pw>[^@\s/\\]+)(?=@)")
 
 #: A variable or field whose name contains one of these (any case) holds a secret.
 SECRET_NAME_PARTS: tuple[str, ...] = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
@@ -51,9 +58,11 @@ _ASSIGNED = re.compile(
     r"""(?ix)
     (?P<name>[A-Za-z_][A-Za-z0-9_\-]*(?:key|token|secret|password|credential)s?)
     (?P<sep>\s*[=:]\s*["']?|["']\s*:\s*["'])
-    (?P<value>[^\s"',;&|]{6,})""")
+    (?P<value>[^\s"',;&|\\]{6,})""")
 
 REDACTED = "[redacted]"
+#: The shortest secret value :meth:`SecretScrubber.learn` hides wherever it appears.
+MIN_LEARNED = 8
 #: A value already masked by whoever wrote it (``**********``): no secret left to hide.
 _MASKED = re.compile(r"^[*\u2022]+$")
 
@@ -99,9 +108,44 @@ class SecretScrubber:
             return f"{match.group('name')}{match.group('sep')}{REDACTED}"
 
         text = _ASSIGNED.sub(assigned, text)
-        text, n = TOKEN.subn(REDACTED, text)
-        self.count += n
-        return text
+        for pattern in (PRIVATE_KEY, TOKEN):
+            text, n = pattern.subn(REDACTED, text)
+            self.count += n
+
+        def password(match: re.Match[str]) -> str:
+            if _hidden(match.group("pw")):
+                return match.group(0)
+            self.count += 1
+            return match.group("pre") + REDACTED
+
+        return _URL_PASSWORD.sub(password, text)
+
+    def learn(self, value: Any, name: str | None = None) -> None:
+        """Remember, as known values to hide wherever they appear, the secrets ``value``
+        (JSON-like) holds under secret-named fields or assigned to secret-named variables
+        in its strings (at least :data:`MIN_LEARNED` characters: a short value such as
+        ``dummy`` is hidden where it is named, not in every text)."""
+        found: set[str] = set()
+
+        def walk(item: Any, key: str | None) -> None:
+            if isinstance(item, str):
+                if key is not None and secret_field(key) and not _hidden(item) \
+                        and not _VARIABLE_NAME.match(item):
+                    found.add(item)
+                for m in _ASSIGNED.finditer(item):
+                    if secret_field(m.group("name")) and not _hidden(m.group("value")):
+                        found.add(m.group("value"))
+            elif isinstance(item, dict):
+                for k, v in item.items():
+                    walk(v, k if isinstance(k, str) else None)
+            elif isinstance(item, (list, tuple)):
+                for v in item:
+                    walk(v, None)
+
+        walk(value, name)
+        learned = {v for v in found if len(v) >= MIN_LEARNED} - set(self.known)
+        if learned:
+            self.known = sorted({*self.known, *learned}, key=len, reverse=True)
 
     def data(self, value: Any, name: str | None = None) -> Any:
         """A copy of JSON-like ``value``: a string under a secret-named field replaced whole,
@@ -119,5 +163,5 @@ class SecretScrubber:
         return value
 
 
-__all__ = ["REDACTED", "SECRET_NAME_PARTS", "TOKEN", "SecretScrubber", "looks_secret",
-           "secret_field"]
+__all__ = ["MIN_LEARNED", "PRIVATE_KEY", "REDACTED", "SECRET_NAME_PARTS", "TOKEN",
+           "SecretScrubber", "looks_secret", "secret_field"]

@@ -109,8 +109,24 @@ class StepKind(Generic[R, S]):
         return self.record.model_validate(value)
 
     def ran(self, summary: S) -> bool:
-        """Whether ``summary`` holds this step's entries (it ran, now or in the output)."""
-        return False
+        """Whether ``summary`` holds this step's entries (it ran, now or in the output):
+        by default, whether one of its Summary model's entries is given there."""
+        given = summary.model_fields_set
+        return any(name in given and getattr(summary, name) is not None
+                   for name in self.summary.model_fields)
+
+    def part_of(self, summary: BaseModel) -> S:
+        """The step's own entries of ``summary`` (``summary.json`` read back, of which
+        the step's Summary model is a base): those given there, as they are."""
+        given = summary.model_fields_set
+        return self.summary.model_validate({name: getattr(summary, name)
+                                            for name in self.summary.model_fields
+                                            if name in given})
+
+    def kept(self, records: Sequence[R], summary: S) -> StepResult[R, S]:
+        """The step's result as an earlier output holds it (its records and its summary),
+        carried over unchanged: nothing is computed again."""
+        return Kept(self, records, summary)
 
     def closing_lines(self, summary: S, part: StepResult[R, S] | None) -> list[str]:
         """Its lines of the commands' closing summary; ``part`` is the result of this run
@@ -191,6 +207,23 @@ class StepResult(ABC, Generic[R_co, S_co]):
         return Failures()
 
 
+class Kept(StepResult[R, S]):
+    """A step's result carried over unchanged from an earlier output (re-judging keeps
+    every step it does not redo): its records and its summary as the output has them."""
+
+    #: not run now: its failures were told when it ran, and are not this run's.
+    carried_over: ClassVar[bool] = True
+
+    def __init__(self, kind: StepKind[R, S], records: Sequence[R], summary: S) -> None:
+        # the descriptor of the step carried over: this one result's, not its class's
+        self.__dict__["kind"] = kind
+        self.records = list(records)
+        self.keep_summary(summary)
+
+    def _summarise(self) -> S:
+        raise AssertionError("a result carried over keeps its summary")  # pragma: no cover
+
+
 #: A step's result whatever its models: what a list of several steps' results holds.
 AnyResult = StepResult[BaseModel, BaseModel]
 
@@ -223,5 +256,5 @@ def cached_text(n: int | None) -> str:
     return f"; {n} verdict{'s' if n != 1 else ''} from the cache"
 
 
-__all__ = ["AnyResult", "Failures", "ReportPart", "Step", "StepKind", "StepResult",
+__all__ = ["AnyResult", "Failures", "Kept", "ReportPart", "Step", "StepKind", "StepResult",
            "cached_text", "closing_counts"]

@@ -3,6 +3,10 @@
 ``logical_problems`` feeds the engine's ``check`` (re-asked until consistent, bounded);
 ``evidence_problems`` feeds ``soft_check`` (re-asked once, then recorded).
 
+They take the model's answer as it came, a JSON object (``dict``), not the typed
+:class:`~judgekit.audit.verdict.Verdict`: they run before the answer is validated, and
+must word what is wrong with an answer that is not a valid verdict yet.
+
 Example:
     >>> from judgekit.audit.rubric import load_rubric
     >>> rubric = load_rubric("scienceagentbench")

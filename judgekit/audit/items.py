@@ -34,7 +34,7 @@ from judgekit.audit.condense import condense
 from judgekit._resources import read_template
 from judgekit.audit.materials import RESERVE_TOKENS, Materials, allocate, fence
 from judgekit.audit.options import AuditOptions
-from judgekit.audit.records import AuditRecord
+from judgekit.audit.records import ITEM_ARM, NOT_RUN, AuditRecord
 from judgekit.audit.rubric import NONE_TYPE, Rubric, load_rubric
 from judgekit.audit.step import AuditResult
 from judgekit.audit.verdict import decoding_schema, verdict_schema
@@ -44,9 +44,6 @@ from judgekit.engine.types import stop_of
 from judgekit.errors import ConfigError
 from judgekit.ingest.items import BenchmarkItem
 
-#: the pseudo-arm of an item's record, and its test status (no run).
-ITEM_ARM = "item"
-NOT_RUN = "not run"
 #: what each block is called in the prompt (the budget is shared as for run audits).
 ITEM_BLOCKS = {"description": "issue text", "hints": "hints", "ground_truth_diff": "fix",
                "test_patch": "test patch", "fail_to_pass": "fail-to-pass tests",
@@ -159,7 +156,7 @@ def run_item_audit(items: Sequence[BenchmarkItem], engine: Engine,
                                    **combine_samples(samples)))
     tasks = aggregate_tasks(records, {}, min_runs=1)
     return AuditResult(rubric=rubric, records=records, tasks=tasks,
-                       model=getattr(getattr(engine, "config", None), "model", ""),
+                       model=engine.config.model,
                        samples=opts.samples, stopped=stop_of(outcomes), passes={})
 
 

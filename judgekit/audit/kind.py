@@ -8,7 +8,7 @@ Example:
 
 from __future__ import annotations
 
-from judgekit.audit.records import AuditRecord
+from judgekit.audit.records import ITEM_ARM, AuditRecord
 from judgekit.audit.models import AuditStepSummary
 from judgekit.steps import Failures, StepKind, StepResult, cached_text, closing_counts
 
@@ -28,7 +28,7 @@ class AuditKind(StepKind[AuditRecord, AuditStepSummary]):
         # audit carried over from a judged output
         cached = (None if part is None or part.carried_over
                   else sum(1 for r in part.records if r.cached))
-        return [f"{self.name}: {audit.n_failed} results that did not pass: "
+        return [f"{self.name}: {audit.n_failed} {_audited(part)}: "
                 + closing_counts(audit.n_valid, audit.n_unscored, audit.n_error,
                                  (audit.n_skipped_cost or 0) + sum(audit.skipped.values()),
                                  audit.skipped.get("too_long_for_context", 0))
@@ -46,6 +46,14 @@ class AuditKind(StepKind[AuditRecord, AuditStepSummary]):
 
     def n_left_out_for_cost(self, summary: AuditStepSummary) -> int:
         return (summary.audit.n_skipped_cost or 0) if summary.audit is not None else 0
+
+
+def _audited(part: StepResult[AuditRecord, AuditStepSummary] | None) -> str:
+    """What the audit's records are of: benchmark items (``audit --items``, each record's
+    arm :data:`~judgekit.audit.records.ITEM_ARM`) or results that did not pass."""
+    if part is not None and part.records and all(r.arm == ITEM_ARM for r in part.records):
+        return "items"
+    return "results that did not pass"
 
 
 def audit_failures(part: StepResult[AuditRecord, AuditStepSummary]) -> Failures:

@@ -30,6 +30,12 @@ from judgekit.ingest.models import ResultKey
 from judgekit.omit import OmitIfNone
 
 
+#: the pseudo-arm of a benchmark item's record (``audit --items``), and its test status:
+#: an item is audited with no run of it.
+ITEM_ARM = "item"
+NOT_RUN = "not run"
+
+
 class JurorAudit(BaseModel):
     """One judge's audit of one failed result, beside the jury's verdict."""
 

@@ -128,11 +128,13 @@ def _pass_rates(summary: EvalSummary) -> str:
 
 def closing_lines(summary: EvalSummary, report: Path | None, *,
                   judging_skipped: bool, asked: Sequence[StepKind[Any, Any]] = (),
-                  parts: Sequence[AnyResult] = ()) -> list[str]:
+                  parts: Sequence[AnyResult] = (), scored: bool = True) -> list[str]:
     """What happened, step by step: counts, spend, and where the report is. Every count is
     the one ``summary.json`` holds; each registered step says its own part
     (:class:`judgekit.steps.StepKind`), a step ``asked`` for that did not run says so,
-    ``parts`` are the results of this run (e.g. which audit answers came from the cache);
+    ``parts`` are the results of this run (e.g. which audit answers came from the cache;
+    what the audit's records are of: results or benchmark items); ``scored`` False: no
+    result was scored (an audit of benchmark items), so no scoring line;
     values from data are printable (no control sequences).
 
     When judging was skipped for want of a judge, the caller has said so in its own line.
@@ -140,7 +142,7 @@ def closing_lines(summary: EvalSummary, report: Path | None, *,
     arms = _pass_rates(summary)
     lines = [f"scored {len(summary.results)} results of "
              f"{len({r.task_id for r in summary.results})} tasks in {len(summary.arms)} arms"
-             + (f" (pass rate: {arms})" if arms else "")]
+             + (f" (pass rate: {arms})" if arms else "")] if scored else []
     ran = [kind for kind in STEPS if kind.ran(summary)]
     for kind in STEPS:
         if kind in ran:

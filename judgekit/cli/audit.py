@@ -105,10 +105,9 @@ def run(args: argparse.Namespace) -> int:
     if stop_detail(result.parts):  # the engine's notice already said so, in one line
         return 1
     code = report_failures(result.parts)
+    # an audit of items (--items) scored no results: no scoring line
     lines = closing_lines(summary, report, judging_skipped=False, asked=[step.kind],
-                          parts=result.parts)
-    if args.items is not None:  # no results were scored: the audit is of the items
-        lines = [line.replace("results that did not pass", "items", 1) for line in lines[1:]]
+                          parts=result.parts, scored=args.items is None)
     for line in lines:
         say(line)
     return EXIT_INCOMPLETE if code == 0 and incomplete(summary) else code

@@ -100,10 +100,11 @@ def _default_labels(verdicts: Path) -> Path:
     """The labels ``judgekit review`` kept in the output directory VERDICTS: the pairwise
     ones, else the audit ones."""
     from judgekit.errors import ConfigError
+    from judgekit.outputs import LABELS_DIR
     from judgekit.review.labels import AUDIT_FILE, PAIRWISE_FILE
 
-    path = verdicts / "labels" / PAIRWISE_FILE
-    for found in (path, verdicts / "labels" / AUDIT_FILE):
+    path = verdicts / LABELS_DIR / PAIRWISE_FILE
+    for found in (path, verdicts / LABELS_DIR / AUDIT_FILE):
         if verdicts.is_dir() and found.is_file():
             return found
     raise ConfigError(f"give {{option:labels}} FILE ({path} does not exist; "
@@ -137,9 +138,10 @@ def run(args: argparse.Namespace) -> int:
 def _is_review_audit_labels(path: Path) -> bool:
     """``labels/audit.jsonl`` of an output directory: JSON lines, read as judgekit review
     writes them."""
+    from judgekit.outputs import LABELS_DIR
     from judgekit.review.labels import AUDIT_FILE
 
-    return path.name == AUDIT_FILE and path.parent.name == "labels"
+    return path.name == AUDIT_FILE and path.parent.name == LABELS_DIR
 
 
 def _label_check(verdicts: Path) -> Any:

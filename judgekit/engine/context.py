@@ -49,7 +49,7 @@ class EngineContext:
         #: this engine as a claimant of items in a shared verdict cache.
         self.owner = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
         #: why scheduling stopped (an authentication or permission failure), if it did.
-        self.stopped: str | None = None
+        self.stopped: Skip | None = None
 
     @property
     def config(self) -> EngineConfig:
@@ -72,7 +72,7 @@ class EngineContext:
         """A call was refused; after an authentication or permission failure no further
         call is sent (said once)."""
         if refused.stops_run and self.stopped is None:
-            self.stopped = str(refused)
+            self.stopped = Skip(reason=NotSent.STOPPED, detail=str(refused))
             self.note(f"stopped: {refused}; no further calls are sent")
 
     def outcome(self, req: JudgeRequest, state: State, **fields: Any) -> ItemOutcome:
@@ -89,7 +89,8 @@ class EngineContext:
 
     def stop_skip(self, answers: int) -> Skip:
         """Why a call is not sent once the engine stopped."""
-        return Skip(reason=NotSent.STOPPED, detail=self.stopped or "", answers=answers)
+        stopped = self.stopped or Skip(reason=NotSent.STOPPED)
+        return stopped.model_copy(update={"answers": answers})
 
 
 @dataclass

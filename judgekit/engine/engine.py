@@ -37,7 +37,7 @@ from judgekit.engine.events import EngineEvent
 from judgekit.engine.planning import Planner
 from judgekit.engine.redact import redact
 from judgekit.engine.server import ServerState
-from judgekit.engine.types import Estimate, ItemOutcome, JudgeRequest, OnOutcome
+from judgekit.engine.types import Estimate, ItemOutcome, JudgeRequest, OnOutcome, Skip
 
 
 class Engine:
@@ -72,9 +72,10 @@ class Engine:
         return self._ctx.spending.spent
 
     @property
-    def stopped(self) -> str | None:
-        """Why the engine stopped sending calls (an authentication or permission failure),
-        if it did; the items it did not send then say so in their ``not_sent``."""
+    def stopped(self) -> Skip | None:
+        """Why the engine stopped sending calls (an authentication or permission failure:
+        ``NotSent.STOPPED`` and the failure in ``detail``), if it did; the items it did not
+        send then say so in their ``not_sent``."""
         return self._ctx.stopped
 
     def judge_run(self) -> JudgeRun:

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from judgekit.engine.types import State
+
 EventKind = Literal["start", "call", "item", "note", "estimate", "end"]
 
 
@@ -39,7 +41,7 @@ class EngineEvent:
     cached: bool = False
     to_ask: int = 0
     count: int = 0
-    state: str = ""
+    state: State | None = None
     cost: float = 0.0
     text: str = ""
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from judgekit.engine.config import EngineConfig
-from judgekit.engine.types import Estimate, ItemOutcome, JudgeRequest, OnOutcome
+from judgekit.engine.types import Estimate, ItemOutcome, JudgeRequest, OnOutcome, Skip
 
 
 class Judge(Protocol):
@@ -29,4 +29,15 @@ class Judge(Protocol):
 
     def estimate(self, requests: Sequence[JudgeRequest]) -> Estimate:
         """What running ``requests`` would cost; no call is made."""
+        ...
+
+    @property
+    def stopped(self) -> Skip | None:
+        """Why the judge stopped sending calls (an authentication or permission failure),
+        if it did."""
+        ...
+
+    @property
+    def spent_usd(self) -> float:
+        """Dollars spent so far (every run of the judge)."""
         ...

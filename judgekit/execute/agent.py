@@ -153,8 +153,7 @@ def read_session(path: Path, text: str) -> tuple[str, Transcript | None, str | N
         return SecretScrubber().text(text), None, exc.reason
     if found.unrecognised:
         return text, None, None
-    return (SecretScrubber().text(text),
-            found.transcripts[0].model_copy(update={"source": None}), None)
+    return found.scrub(text), found.transcripts[0].model_copy(update={"source": None}), None
 
 
 _UNSEEN = ("No such file or directory", "not found", "bad interpreter")

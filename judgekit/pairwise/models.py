@@ -16,10 +16,11 @@ Example:
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgekit.engine.types import State
 from judgekit.engine.urls import RedactedURL
 from judgekit.omit import OmitIfNone
 
@@ -259,6 +260,11 @@ class PairwiseRanking(BaseModel):
         return dict(self.__pydantic_extra__ or {})
 
 
+#: how a pair ended, as ``pairwise_run.states`` counts it: its verdict's item state, or
+#: ``skipped`` where the cost cap or the judge's context window left it out.
+PairState = State | Literal["skipped"]
+
+
 class PairwiseRun(_Open):
     """``summary["pairwise_run"]``: how the pairwise judging ran."""
 
@@ -269,7 +275,7 @@ class PairwiseRun(_Open):
     n_calls: int = 0
     n_cached: int = 0
     cost_usd: float = 0.0
-    states: dict[str, int] = Field(default_factory=dict)
+    states: dict[PairState, int] = Field(default_factory=dict)
     dry_run: bool = False
     notes: list[str] = Field(default_factory=list)
     n_skipped_cost: int | None = Field(None, description="Pairs not judged for the cost cap.")

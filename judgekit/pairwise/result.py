@@ -22,6 +22,7 @@ from judgekit.pairwise.kind import PAIRWISE
 from judgekit.pairwise.models import (
     AnchorChecks,
     JudgeReliability,
+    PairState,
     PairwiseRanking,
     PairwiseRun,
     PairwiseStepSummary,
@@ -280,11 +281,11 @@ def _too_long(record: PairRecord) -> bool:
     return any(o.skipped == "too_long_for_context" for o in record.orders)
 
 
-def _state_counts(records: list[PairRecord]) -> dict[str, int]:
+def _state_counts(records: list[PairRecord]) -> dict[PairState, int]:
     """Pairs per state; a pair the cost cap left out counts as ``skipped``, not unscored."""
-    counts = {"valid": 0, "unscored": 0, "error": 0, "skipped": 0}
+    counts: dict[PairState, int] = {"valid": 0, "unscored": 0, "error": 0, "skipped": 0}
     for r in records:
-        state = ("skipped" if _skipped(r) or _too_long(r)
+        state: PairState = ("skipped" if _skipped(r) or _too_long(r)
                  else r.dimensions[DIMENSIONS[0]].state)
         counts[state] += 1
     return counts

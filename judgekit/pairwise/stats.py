@@ -22,6 +22,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from judgekit.engine.types import State
 from judgekit.pairwise.models import Interval, PairDimensionStats, RankingEntry
 from judgekit.stats import wilson_interval
 
@@ -43,7 +44,7 @@ class PairStats:
     decisive_answers: int = 0
 
     def add(self, winner: str, *, agree: bool | None, answers: Iterable[str | None] = (),
-            bias: bool = False, state: str = "valid", identical: bool | None = None) -> None:
+            bias: bool = False, state: State = "valid", identical: bool | None = None) -> None:
         """Count one outcome; ``agree`` is None when no two answers exist (identical diffs,
         or, with ``identical=False``, a verdict that has no orders of its own: a jury's)."""
         if state == "unscored":

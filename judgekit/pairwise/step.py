@@ -21,7 +21,7 @@ from typing import Any
 
 from judgekit.diffs import DEFAULT_INFRA_PATHS, strip_paths
 from judgekit.engine import ItemOutcome, Judge, JudgeRequest
-from judgekit.engine.types import NotSent, Skip, State
+from judgekit.engine.types import State
 from judgekit.errors import ConfigError
 from judgekit.paths import Escapes
 from judgekit.pairwise.anchors import anchor_of
@@ -340,11 +340,9 @@ def run_pairwise(runs: Sequence[RunResult],
     outcomes = (engine.run(plan.requests(), total=plan.total, on_outcome=early)
                 if plan.total else [])
     common["notes"] = _with_escapes(notes, plan.escapes)
-    stop = getattr(engine, "stopped", None)  # a Judge that is not an Engine may not say
     result = PairwiseResult(
         records=plan.records(outcomes, early, False),
-        stopped=Skip(reason=NotSent.STOPPED, detail=stop) if stop else None,
-        spend_usd=getattr(engine, "spent_usd", None),
+        stopped=engine.stopped, spend_usd=engine.spent_usd,
         sizes=[(patch_size(p.a.diff), patch_size(p.b.diff)) for p in plan.pairs],
         anchors=[anchor_of(p) for p in plan.pairs], **common)
     _attach_repeats(result, {o.key: o for o in outcomes[:plan.n]}, outcomes[plan.n:])

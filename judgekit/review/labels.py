@@ -32,6 +32,7 @@ from pydantic import BaseModel, Field, ValidationError
 from judgekit.audit.calibrate import LabelSet, majority_labels
 from judgekit.audit.kind import AUDIT
 from judgekit.errors import InputError
+from judgekit.outputs import LABELS_DIR
 from judgekit.pairwise.gold import GoldLabel, Label
 from judgekit.pairwise.kind import PAIRWISE
 
@@ -139,7 +140,7 @@ def audit_label_set(out_dir: Path,
     file is not changed) and counted with the blank rows. With two or more labellers, each
     one's own task labels too, and each result's labels by labeller. A labeller's last
     label that ``fresh`` rejects is stale: left out and counted."""
-    path = out_dir / "labels" / AUDIT_FILE
+    path = out_dir / LABELS_DIR / AUDIT_FILE
     if not path.is_file():
         raise InputError(path, None, "labels file not found")
     rows, torn = _read_lines(path, cut=False)
@@ -182,7 +183,7 @@ class LabelStore:
     labeller (the last given), and appends for ``labeller``."""
 
     def __init__(self, out_dir: Path, labeller: str) -> None:
-        self.dir = out_dir / "labels"
+        self.dir = out_dir / LABELS_DIR
         self.labeller = labeller
         self.torn_lines = 0
         self._lock = threading.Lock()

@@ -32,7 +32,8 @@ def item_judge(api: str, body: dict[str, Any]) -> Reply:
 
 
 @pytest.fixture
-def audited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+def audited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+            capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
     monkeypatch.setenv("OPENAI_API_KEY", "test-openai-key")
     out = tmp_path / "out"
     with FakeAPIServer(item_judge) as server:
@@ -43,7 +44,7 @@ def audited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     return {"code": code, "received": received,
             "summary": json.loads((out / "summary.json").read_text()),
             "records": [json.loads(x) for x in (out / "audit.jsonl").read_text().splitlines()],
-            "md": (out / "report.md").read_text()}
+            "md": (out / "report.md").read_text(), "err": capsys.readouterr().err}
 
 
 def test_each_item_gets_one_record_with_its_state(audited) -> None:
@@ -65,6 +66,12 @@ def test_the_summary_counts_equal_what_the_server_received(audited) -> None:
     assert audit["tries_total"] == audited["received"]
     assert sum(r["tries"] for r in audited["records"]) == audited["received"]
     assert audited["summary"]["results"] == []
+
+
+def test_the_closing_lines_count_items_and_score_nothing(audited) -> None:
+    lines = audited["err"].splitlines()
+    assert "audit: 4 items: 3 valid, 1 unscored, 0 error, 0 skipped" in lines[0]
+    assert not any(x.startswith("scored ") or "did not pass" in x for x in lines)
 
 
 def test_run_files_and_items_together_are_refused(tmp_path: Path, capsys) -> None:

@@ -41,13 +41,14 @@ def test_auth_failure_stops_scheduling_at_once(server: FakeAPIServer, tmp_path: 
     assert sent and all(o.failure is Failed.REFUSED for o in sent)
     assert all(o.failure is None and o.not_sent.reason is NotSent.STOPPED
                for o in outs if o.not_sent is not None)
-    assert engine.stopped is not None and str(status) in engine.stopped
+    assert engine.stopped is not None and engine.stopped.reason is NotSent.STOPPED
+    assert str(status) in engine.stopped.detail
     assert sum(e.text.startswith("stopped:") for e in events if e.kind == "note") == 1
     again = engine.run(reqs(3))  # the same engine sends nothing more (e.g. the audit step)
     assert len(server.requests) <= 4 and all(o.state == "error" for o in again)
     stop = stop_of(again)  # why, typed: the items not sent say so
-    assert stop is not None and stop.reason is NotSent.STOPPED and stop.detail == engine.stopped
-    assert all(o.reason == f"not sent: {engine.stopped}" for o in again)  # as records store it
+    assert stop is not None and stop.reason is NotSent.STOPPED and stop.detail == engine.stopped.detail
+    assert all(o.reason == f"not sent: {engine.stopped.detail}" for o in again)  # as records store it
 
 
 def test_a_server_that_never_answers_costs_a_bounded_wait(server: FakeAPIServer,

@@ -138,6 +138,14 @@ class _Unannounced:
     def estimate(self, requests):
         return self._engine.estimate(requests)
 
+    @property
+    def stopped(self):
+        return self._engine.stopped
+
+    @property
+    def spent_usd(self):
+        return self._engine.spent_usd
+
 
 def test_records_built_while_calls_fly_equal_records_built_at_the_end(
         tmp_path: Path, monkeypatch) -> None:

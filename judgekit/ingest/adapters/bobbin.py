@@ -27,6 +27,7 @@ from judgekit.io import read_regular
 from judgekit.ingest.models import RunResult, Task, TestResult, Usage
 from judgekit.ingest.transcripts.model import Transcript
 from judgekit.ingest.transcripts.registry import parse_text
+from judgekit.secretscan import SecretScrubber
 from judgekit.ingest.validation import parse_json
 
 _RESULT_NAME = re.compile(r"^(?P<stem>.+_.+_\d+)\.json$")
@@ -275,10 +276,10 @@ def _transcript(path: Path) -> tuple[str | None, Transcript | None]:
     text = read_regular(stream).decode("utf-8", errors="replace")
     try:
         found = parse_text(stream.name, text)
-        session = None if found.unrecognised else found.transcripts[0]
     except InputError:
-        session = None
-    return render_stream(text.splitlines()) or None, session
+        return SecretScrubber().text(render_stream(text.splitlines())) or None, None
+    session = None if found.unrecognised else found.transcripts[0]
+    return found.scrub(render_stream(text.splitlines())) or None, session
 
 
 def _attempt(doc: dict[str, Any], path: Path) -> int:

@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -64,6 +65,13 @@ class TranscriptFile:
     text: str = ""
     #: lines of a JSON-lines file that are not JSON (a cut-off last line), left out
     bad_lines: int = 0
+    #: the secret values the file records (learnt from its secret-named fields), to hide
+    #: in any other text of the same run; never stored
+    secrets: tuple[str, ...] = field(default=(), repr=False)
+
+    def scrub(self, text: str) -> str:
+        """``text`` with this file's secrets and any secret-looking value hidden."""
+        return SecretScrubber(list(self.secrets)).text(text)
 
     def left_out(self) -> str | None:
         """The line saying which lines were left out, or ``None``."""
@@ -114,23 +122,55 @@ def detect(source: Source, tried: Sequence[TranscriptReader]) -> TranscriptReade
     return None
 
 
+def _refuse_cut_json(path: str | Path, text: str) -> None:
+    """Raise :class:`InputError` when ``text`` is JSON cut or damaged past its first line
+    (a session file of a known format that cannot be read), not text of no known format
+    that happens to start with a bracket."""
+    stripped = text.lstrip()
+    if stripped[:1] not in ("{", "["):
+        return
+    try:
+        json.loads(stripped)
+    except json.JSONDecodeError as exc:
+        first_line = stripped.find("\n")
+        if exc.pos > min(len(stripped) if first_line < 0 else first_line, 64):
+            raise InputError(path, None, f"not valid JSON (line {exc.lineno}, column "
+                                         f"{exc.colno}: {exc.msg}): a cut or damaged "
+                                         "session file") from None
+    except RecursionError:
+        raise InputError(path, None, "JSON nested too deeply") from None
+
+
 def parse_text(path: str | Path, text: str, *, known_secrets: Sequence[str] = ()
                ) -> TranscriptFile:
-    """The transcripts of ``text`` (the content of ``path``), redacted."""
-    scrubber = SecretScrubber(list(known_secrets))
-    clean = scrubber.text(text)
-    source = Source.of(path, clean)
+    """The transcripts of ``text`` (the content of ``path``), redacted: the file is read as
+    written, the secrets it records are learnt (a key under ``api_key``, a variable
+    ``..._KEY=`` in a command's output), then hidden wherever they appear, and counted
+    once each where they were replaced."""
+    source = Source.of(path, text)
+    structured = source.document is not None or bool(source.events)
+    if not structured:
+        _refuse_cut_json(path, text)
+    learner = SecretScrubber(list(known_secrets))
+    for value in (source.document, source.events, text):
+        learner.learn(value)
+    scrubber = SecretScrubber(learner.known)
     if source.document is not None:
         source.document = scrubber.data(source.document)
     if source.events:
         source.events = scrubber.data(source.events)
+    raw_copy = SecretScrubber(learner.known)
+    clean = raw_copy.text(text)
+    source.text = clean
+    if not structured:
+        scrubber = raw_copy
     tried, problems = readers()
     reader = detect(source, tried)
     name = str(path)
     if reader is None:
         raw = Transcript(format="raw", source=name, raw=clean, redactions=scrubber.count)
         return TranscriptFile(Path(path), [raw], unrecognised=True, problems=problems,
-                              text=clean)
+                              text=clean, secrets=tuple(learner.known))
     try:
         many = getattr(reader, "read_all", None)
         found = list(many(source)) if callable(many) else [reader.read(source)]
@@ -143,7 +183,7 @@ def parse_text(path: str | Path, text: str, *, known_secrets: Sequence[str] = ()
     out = [t.model_copy(update={"source": name, "redactions": t.redactions + extra})
            for t, extra in zip(found, share)]
     return TranscriptFile(Path(path), out, problems=problems, text=clean,
-                          bad_lines=source.bad_lines)
+                          bad_lines=source.bad_lines, secrets=tuple(learner.known))
 
 
 def read_transcripts(path: str | Path, *, known_secrets: Sequence[str] = ()
