@@ -304,6 +304,7 @@ def test_a_label_of_an_item_whose_content_changed_since_is_stale_and_does_not_co
     assert got["n_labels"] == len(dims) and got["stale_labels"] == len(dims)
     text = judgekit("calibrate", out).stdout
     assert f"{len(dims)} stale" in text
+    assert f"{len(dims)} stale labels" in (out / "report.md").read_text(encoding="utf-8")
     # labelled again: fresh, and counted
     for dim in dims:
         again.label({"i": 0, "dimension": dim, "choice": "draw"})
@@ -330,3 +331,4 @@ def test_a_stale_audit_label_does_not_count(audited_out: Path, tmp_path: Path) -
     assert again.queue_view()["stale_labels"] == 1 and again.first_unlabelled() == 0
     got = json.loads(judgekit("calibrate", out, "--json").stdout)
     assert got["stale_labels"] == 1
+    assert "1 stale labels" in (out / "report.md").read_text(encoding="utf-8")
