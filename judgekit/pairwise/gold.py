@@ -3,7 +3,7 @@
 A label file is a CSV with the columns ``task_id,arm_a,arm_b,dimension,label`` (more
 columns, such as a ``note``, are kept out of the way), or JSON lines with the same keys.
 Optional ``attempt_a`` and ``attempt_b`` name the attempts compared when each arm has several
-(``judge --select all``); a label naming none covers every attempt pair of the two arms.
+(every attempt judged); a label naming none covers every attempt pair of the two arms.
 ``label`` is ``A`` (arm_a's solution is better), ``B`` (arm_b's) or ``draw``, in any case;
 a blank label is a row not labelled yet: skipped and counted. The same comparison
 labelled twice must agree (the arms may be given in either order; ``A`` and ``B`` then
@@ -56,8 +56,8 @@ class GoldLabel(BaseModel):
     label: Label = Field(description="A: arm_a's solution is better; B: arm_b's; draw: "
                                      "neither is clearly better.")
     attempt_a: int | None = Field(None, description="The attempt of arm_a's run compared "
-                                                    "(several attempts per arm, judged with "
-                                                    "`--select all`); absent: the label "
+                                                    "(several attempts per arm, each "
+                                                    "judged); absent: the label "
                                                     "covers every attempt pair of the arms.")
     attempt_b: int | None = Field(None, description="The attempt of arm_b's run compared.")
     note: str | None = Field(None, description="Why, for the next reader (not used).")
