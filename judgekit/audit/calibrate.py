@@ -57,6 +57,8 @@ class LabelSet(BaseModel):
     by_result: dict[str, dict[str, int]] = Field(
         default_factory=dict, description="With two or more labellers: each labelled result "
                                           "→ labeller → label.")
+    stale: int = Field(0, description="Labels left out as stale: given (in judgekit review) "
+                                      "to content that has changed since.")
 
 
 class Agreement(BaseModel):
@@ -123,10 +125,14 @@ class Calibration(Agreement):
     judge_ife_recall: float | None = None
     disagreements: list[str] = Field(default_factory=list)
     labels_without_verdict: list[str] = Field(default_factory=list)
-    verdicts_without_label: list[str] = Field(default_factory=list)
+    verdicts_without_label: list[str] = Field(
+        default_factory=list, description="Tasks with a verdict and no label (a task whose "
+                                          "labels tied is in label_ties instead).")
     label_ties: list[str] = Field(default_factory=list)
     blank_labels: int = 0
     label_rows: int | None = None
+    stale_labels: int = Field(0, description="Labels left out as stale: given (in judgekit "
+                                             "review) to content that has changed since.")
     resamples: int = stats.DEFAULT_RESAMPLES
     seed: int = stats.DEFAULT_SEED
     labellers: dict[str, LabellerCalibration] = Field(
@@ -266,10 +272,12 @@ def calibrate(verdicts: dict[str, int], labels: dict[str, int] | LabelSet, *,
         n=len(common), agreement=None, kappa=None, confusion=cells, seed=seed,
         resamples=resamples, disagreements=[t for t, j, h in zip(common, judge, human) if j != h],
         labels_without_verdict=sorted(set(table) - set(verdicts)),
-        verdicts_without_label=sorted(set(verdicts) - set(table)),
+        verdicts_without_label=sorted(set(verdicts) - set(table)
+                                      - set(label_set.ties if label_set else [])),
         label_ties=label_set.ties if label_set else [],
         blank_labels=label_set.blank if label_set else 0,
-        label_rows=label_set.rows if label_set else None)
+        label_rows=label_set.rows if label_set else None,
+        stale_labels=label_set.stale if label_set else 0)
     if not common:
         return out
     n = len(common)

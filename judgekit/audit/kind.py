@@ -49,7 +49,7 @@ class AuditKind(StepKind[AuditRecord, AuditStepSummary]):
 
 
 def _audited(part: StepResult[AuditRecord, AuditStepSummary] | None) -> str:
-    """What the audit's records are of: benchmark items (``audit --items``, each record's
+    """What the audit's records are of: benchmark items (the item audit, each record's
     arm :data:`~judgekit.audit.records.ITEM_ARM`) or results that did not pass."""
     if part is not None and part.records and all(r.arm == ITEM_ARM for r in part.records):
         return "items"

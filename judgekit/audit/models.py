@@ -85,10 +85,13 @@ class AuditStats(_Open, OmitIfNone):
     """``summary["audit"]``: counts of the audit of failed results, per task and category.
     With an audit jury the counts, tasks and suspected tasks are the jury's."""
 
-    omit_if_none: ClassVar[tuple[str, ...]] = ("jury",)
+    omit_if_none: ClassVar[tuple[str, ...]] = ("jury", "rubric_categories")
 
     rubric: str | None = None
     rubric_version: int | str | None = None
+    rubric_categories: list[str] | None = Field(
+        None, description="The rubric's category names, in its order (what a reviewer may "
+                          "pick from, also when the rubric file is not at hand).")
     judge: str | None = None
     samples: int = 1
     n_failed: int = 0

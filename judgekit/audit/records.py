@@ -30,7 +30,7 @@ from judgekit.ingest.models import ResultKey
 from judgekit.omit import OmitIfNone
 
 
-#: the pseudo-arm of a benchmark item's record (``audit --items``), and its test status:
+#: the pseudo-arm of a benchmark item's record (the item audit), and its test status:
 #: an item is audited with no run of it.
 ITEM_ARM = "item"
 NOT_RUN = "not run"

@@ -76,6 +76,7 @@ class AuditResult(StepResult[AuditRecord, AuditStepSummary]):
         by_type = Counter(r.deficiency_type or NONE_TYPE for r in ife)
         return AuditStats(
             rubric=self.rubric.id, rubric_version=self.rubric.version,
+            rubric_categories=[c.name for c in self.rubric.categories],
             judge=self.model, samples=self.samples,
             n_failed=len(self.records), n_valid=len(valid),
             n_unscored=sum(r.state == "unscored" and not r.skipped_cost

@@ -144,6 +144,18 @@ def _is_review_audit_labels(path: Path) -> bool:
     return path.name == AUDIT_FILE and path.parent.name == LABELS_DIR
 
 
+def _label_check(verdicts: Path) -> Any:
+    """What tells stale labels (given to content that has changed since) of an output
+    directory; None for a records file alone."""
+    from judgekit.outputs import SUMMARY_FILE
+
+    if not (verdicts / SUMMARY_FILE).is_file():
+        return None
+    from judgekit.review.stale import label_check
+
+    return label_check(verdicts)
+
+
 def _run_audit(args: argparse.Namespace) -> int:
     from judgekit import stats
     from judgekit.audit.calibrate import calibrate, load_verdicts, read_labels, task_scores
@@ -152,7 +164,9 @@ def _run_audit(args: argparse.Namespace) -> int:
     if _is_review_audit_labels(args.labels):
         from judgekit.review.labels import audit_label_set
 
-        labels = audit_label_set(args.labels.parent.parent)
+        check = _label_check(args.verdicts)
+        labels = audit_label_set(args.labels.parent.parent,
+                                 check.audit_fresh if check else None)
     else:
         labels = read_labels(args.labels, args.label_column)
     result = calibrate(verdicts, labels,
@@ -274,7 +288,9 @@ def _print_audit(result: Calibration, rows: int, column: str, blank: int,
           f"verdict, {len(result.verdicts_without_label)} verdicts without label)")
     print(f"labels:         {rows} rows of column {column!r}, {blank} "
           f"blank (skipped), {len(ties)} tied task(s) left out"
-          + (f": {', '.join(ties)}" if ties else ""))
+          + (f": {', '.join(ties)}" if ties else "")
+          + (f"; {result.stale_labels} stale labels left out (given to content that has "
+             "changed since)" if result.stale_labels else ""))
     _print_kappa(result, "tasks", "agent", note=True)
     if result.disagreements:
         print("disagreements:  " + ", ".join(result.disagreements))
@@ -315,9 +331,10 @@ def _run_pairwise(args: argparse.Namespace) -> int:
     from judgekit.pairwise import PairRecord
     from judgekit.report.load import load_records
 
-    gold = read_gold(args.labels)
     records_path = _pair_records_path(args.verdicts)
     records = load_records(records_path, PairRecord)
+    check = _label_check(args.verdicts)
+    gold = read_gold(args.labels, check.pair_fresh if check else None)
     result = calibrate_pairwise(
         records, gold, default_judge=_default_judge(records_path),
         labels_file=args.labels.name,
@@ -358,7 +375,8 @@ def _print_pairwise(result: PairwiseCalibration) -> None:
     print(f"labels:   {result.n_labels} pairwise gold labels of {result.labels_file} "
           f"({result.blank_labels} blank, skipped); {len(result.labels_without_verdict)} "
           f"without a verdict; left out: {left}; {result.n_verdicts_without_label} verdicts "
-          "without a label")
+          "without a label" + (f"; {result.stale_labels} stale labels left out (given to "
+                               "content that has changed since)" if result.stale_labels else ""))
     if not result.judges:
         print("no judge verdict matches a label")
     for name, a in result.judges.items():

@@ -56,6 +56,11 @@ def run(args: argparse.Namespace) -> int:
                           f"({exc.strerror or exc})") from None
     state = server.state
     done = sum(state.labelled(it) for it in queue.items)
+    stale = state.stale_labels()
+    if stale:
+        say(f"review: {stale} label(s) by {store.labeller} were given to content that has "
+            "changed since (re-judged): stale, not counted; those items are to be labelled "
+            "again")
     say(f"review: {len(queue.items)} item(s), {done} labelled by {store.labeller}; "
         "stop with Ctrl-C")
     print(server.url, flush=True)

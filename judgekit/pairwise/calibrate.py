@@ -35,7 +35,7 @@ from pydantic import BaseModel, Field
 
 from judgekit import stats
 from judgekit.pairwise.agreement import agreement as alpha_agreement
-from judgekit.pairwise.gold import GoldLabel, GoldSet, Label
+from judgekit.pairwise.gold import GoldLabel, GoldSet, Key, Label, comparison_key
 from judgekit.pairwise.models import JuryAgreementEntry
 from judgekit.pairwise.records import DimensionRecord, PairRecord
 from judgekit.pairwise.verdict import DIMENSIONS
@@ -114,7 +114,8 @@ class PairwiseCalibration(BaseModel):
     labels_without_verdict: list[str] = Field(
         default_factory=list, description="Labels no compared pair matches.")
     n_verdicts_without_label: int = Field(0, description="Valid verdict items no label "
-                                                         "covers.")
+                                                         "covers (the labellers' ties are "
+                                                         "counted in pooled_ties).")
     labellers: dict[str, LabellerCalibration] = Field(
         default_factory=dict, description="With labels of two or more labellers: each "
                                           "labeller's labels against the verdicts (\"\": "
@@ -126,6 +127,8 @@ class PairwiseCalibration(BaseModel):
                           "interval over compared pairs; null with one labeller.")
     pooled_ties: int = Field(0, description="Comparisons whose labellers tied, left out of "
                                             "the pooled labels.")
+    stale_labels: int = Field(0, description="Labels left out as stale: given (in judgekit "
+                                             "review) to content that has changed since.")
     seed: int = stats.DEFAULT_SEED
     resamples: int = stats.DEFAULT_RESAMPLES
 
@@ -138,16 +141,22 @@ class LabellerCalibration(BaseModel):
     jury: JudgeAgreement | None = None
 
 
-def labeller_agreement(by_labeller: dict[str, dict[tuple[str, str, str, str], GoldLabel]],
+def labeller_agreement(by_labeller: dict[str, dict[Key, GoldLabel]],
                        *, seed: int = stats.DEFAULT_SEED) -> JuryAgreementEntry:
     """Krippendorff's alpha between labellers: one unit per comparison, one value per
     labeller (missing when they did not label it), resampled by compared pair."""
-    keys = sorted({k for labels in by_labeller.values() for k in labels})
-    units = [((task, a, b), [labels[(task, a, b, dim)].label_for(a, b)
-                             if (task, a, b, dim) in labels else None
-                             for labels in by_labeller.values()])
-             for task, a, b, dim in keys]
-    return alpha_agreement([("\0".join(g), u) for g, u in units], seed=seed)
+    keys = sorted({k for labels in by_labeller.values() for k in labels},
+                  key=lambda k: tuple("" if x is None else str(x) for x in k))
+    units = [(_pair_name(key), [labels[key].label_for(key[1], key[2]) if key in labels
+                                else None for labels in by_labeller.values()])
+             for key in keys]
+    return alpha_agreement(units, seed=seed)
+
+
+def _pair_name(key: Key) -> str:
+    """The compared pair of a comparison's key (its dimension left out)."""
+    task, a, b, _, att_a, att_b = key
+    return "\0".join([task, a, b, str(att_a), str(att_b)])
 
 
 def _code(label: Label) -> int:
@@ -218,9 +227,11 @@ def judge_of(record: PairRecord, default: str = DEFAULT_JUDGE) -> str:
     return models.pop() if len(models) == 1 else default
 
 
-def _label_name(key: tuple[str, str, str, str]) -> str:
-    task, a, b, dim = key
-    return f"{task} / {a} vs {b} / {dim}"
+def _label_name(key: Key) -> str:
+    task, a, b, dim, att_a, att_b = key
+    if att_a is None and att_b is None:
+        return f"{task} / {a} vs {b} / {dim}"
+    return f"{task} / {a} attempt {att_a} vs {b} attempt {att_b} / {dim}"
 
 
 def _verdicts(record: PairRecord) -> list[tuple[str | None, dict[str, DimensionRecord]]]:
@@ -255,20 +266,24 @@ def calibrate_pairwise(records: Sequence[PairRecord], gold: GoldSet, *,
     by_judge: dict[str, list[Item]] = {}
     jury: list[Item] | None = None
     left_out: Counter[str] = Counter()
-    matched: set[tuple[str, str, str, str]] = set()
+    matched: set[Key] = set()
     unlabelled = 0
     for index, rec in enumerate(records):
-        a, b = sorted((rec.arm_a, rec.arm_b))
         if rec.judges is not None and jury is None:
             jury = []
         for dim in DIMENSIONS:
             if dim not in rec.dimensions:
                 continue
-            key = (rec.task_id, a, b, dim)
+            # the label of this attempt pair, else one that names no attempts
+            key = comparison_key(rec.task_id, rec.arm_a, rec.arm_b, dim, rec.attempt_a,
+                                 rec.attempt_b)
+            if key not in gold.labels and key not in gold.tied:
+                key = (*key[:4], None, None)
             label = gold.labels.get(key)
             state = rec.dimensions[dim].state
-            if label is None:
-                unlabelled += state == "valid" and not rec.identical
+            if label is None:  # a tie of the labellers is counted as such, not here
+                unlabelled += (state == "valid" and not rec.identical
+                               and key not in gold.tied)
                 continue
             matched.add(key)
             if rec.identical:
@@ -295,7 +310,7 @@ def calibrate_pairwise(records: Sequence[PairRecord], gold: GoldSet, *,
         labellers[who] = LabellerCalibration(n_labels=len(theirs), judges=one.judges,
                                              jury=one.jury)
     return PairwiseCalibration(
-        labellers=labellers, pooled_ties=gold.pooled_ties,
+        labellers=labellers, pooled_ties=gold.pooled_ties, stale_labels=gold.stale,
         labeller_agreement=(labeller_agreement(gold.by_labeller, seed=seed)
                             if gold.by_labeller else None),
         labels_file=labels_file, n_labels=len(gold.labels), blank_labels=gold.blank,

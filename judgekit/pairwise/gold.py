@@ -2,6 +2,8 @@
 
 A label file is a CSV with the columns ``task_id,arm_a,arm_b,dimension,label`` (more
 columns, such as a ``note``, are kept out of the way), or JSON lines with the same keys.
+Optional ``attempt_a`` and ``attempt_b`` name the attempts compared when each arm has several
+(every attempt judged); a label naming none covers every attempt pair of the two arms.
 ``label`` is ``A`` (arm_a's solution is better), ``B`` (arm_b's) or ``draw``, in any case;
 a blank label is a row not labelled yet: skipped and counted. The same comparison
 labelled twice must agree (the arms may be given in either order; ``A`` and ``B`` then
@@ -15,12 +17,13 @@ Example:
     >>> g = GoldLabel(task_id="flask-001", arm_a="x", arm_b="y", dimension="minimality",
     ...               label="B")
     >>> g.key(), g.label_for("y", "x")
-    (('flask-001', 'x', 'y', 'minimality'), 'A')
+    (('flask-001', 'x', 'y', 'minimality', None, None), 'A')
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -33,8 +36,10 @@ from judgekit.pairwise.verdict import DIMENSIONS
 
 Label = Literal["A", "B", "draw"]
 COLUMNS: tuple[str, ...] = ("task_id", "arm_a", "arm_b", "dimension", "label")
-Key = tuple[str, str, str, str]
-"""(task id, arm a, arm b, dimension), arms in sorted order."""
+Key = tuple[str, str, str, str, int | None, int | None]
+"""(task id, arm a, arm b, dimension, attempt of arm a, attempt of arm b), arms in sorted
+order, attempts with their arms; attempts None for a label that names none (it covers every
+attempt pair of the two arms)."""
 
 _SWAP: dict[str, Label] = {"A": "B", "B": "A", "draw": "draw"}
 
@@ -50,6 +55,11 @@ class GoldLabel(BaseModel):
     dimension: Literal["consistency", "completeness", "minimality"]
     label: Label = Field(description="A: arm_a's solution is better; B: arm_b's; draw: "
                                      "neither is clearly better.")
+    attempt_a: int | None = Field(None, description="The attempt of arm_a's run compared "
+                                                    "(several attempts per arm, each "
+                                                    "judged); absent: the label "
+                                                    "covers every attempt pair of the arms.")
+    attempt_b: int | None = Field(None, description="The attempt of arm_b's run compared.")
     note: str | None = Field(None, description="Why, for the next reader (not used).")
     labeller: str | None = Field(None, description="Who gave the label; a later label of "
                                                    "the same comparison by the same labeller "
@@ -59,13 +69,27 @@ class GoldLabel(BaseModel):
                                                        "shown (judgekit review).")
 
     def key(self) -> Key:
-        """The comparison labelled, arms in sorted order."""
-        a, b = sorted((self.arm_a, self.arm_b))
-        return (self.task_id, a, b, self.dimension)
+        """The comparison labelled, arms in sorted order (their attempts with them)."""
+        return comparison_key(self.task_id, self.arm_a, self.arm_b, self.dimension,
+                              self.attempt_a, self.attempt_b)
 
     def label_for(self, arm_a: str, arm_b: str) -> Label:
         """The label with ``arm_a`` as A: swapped when the file names the arms the other way."""
         return self.label if (arm_a, arm_b) == (self.arm_a, self.arm_b) else _SWAP[self.label]
+
+
+def comparison_key(task_id: str, arm_a: str, arm_b: str, dimension: str,
+                   attempt_a: int | None = None, attempt_b: int | None = None) -> Key:
+    """The key of a comparison whichever way its arms are named: arms sorted, each attempt
+    with its arm.
+
+    Example:
+        >>> comparison_key("t", "y", "x", "minimality", 1, 0)
+        ('t', 'x', 'y', 'minimality', 0, 1)
+    """
+    if arm_b < arm_a:
+        arm_a, arm_b, attempt_a, attempt_b = arm_b, arm_a, attempt_b, attempt_a
+    return (task_id, arm_a, arm_b, dimension, attempt_a, attempt_b)
 
 
 @dataclass
@@ -79,6 +103,10 @@ class GoldSet:
     by_labeller: dict[str, dict[Key, GoldLabel]] = field(default_factory=dict)
     #: comparisons left out of ``labels`` because their labellers' labels tied
     pooled_ties: int = 0
+    #: those comparisons (labelled, so not counted as without a label)
+    tied: set[Key] = field(default_factory=set)
+    #: labels left out as stale (given to content that has changed since)
+    stale: int = 0
 
 
 def pool(by_labeller: dict[str, dict[Key, GoldLabel]]) -> tuple[dict[Key, GoldLabel], int]:
@@ -89,7 +117,7 @@ def pool(by_labeller: dict[str, dict[Key, GoldLabel]]) -> tuple[dict[Key, GoldLa
         >>> def g(who, label):
         ...     return GoldLabel(task_id="t", arm_a="x", arm_b="y", dimension="minimality",
         ...                      label=label, labeller=who)
-        >>> k = ("t", "x", "y", "minimality")
+        >>> k = ("t", "x", "y", "minimality", None, None)
         >>> pool({"a": {k: g("a", "A")}, "b": {k: g("b", "A")}, "c": {k: g("c", "B")}}
         ...      )[0][k].label, pool({"a": {k: g("a", "A")}, "b": {k: g("b", "B")}})[1]
         ('A', 1)
@@ -126,6 +154,9 @@ def is_pairwise_labels(path: str | Path) -> bool:
 
 def _normalise(row: dict[str, object]) -> dict[str, object]:
     out = {k.strip(): v.strip() if isinstance(v, str) else v for k, v in row.items() if k}
+    for att in ("attempt_a", "attempt_b"):  # a CSV's blank attempt: none named
+        if out.get(att) == "":
+            out[att] = None
     label = out.get("label")
     if isinstance(label, str) and label.casefold() in ("a", "b", "draw"):
         out["label"] = label.upper() if label.casefold() != "draw" else "draw"
@@ -162,14 +193,15 @@ def _rows(path: Path) -> list[tuple[int, dict[str, object]]]:
     return [(n, dict(row)) for n, row in csv_rows]
 
 
-def read_gold(path: str | Path) -> GoldSet:
+def read_gold(path: str | Path, fresh: Callable[[GoldLabel], bool] | None = None) -> GoldSet:
     """Read a pairwise label file; any fault is an :class:`InputError` naming the line and
-    the field."""
+    the field. A labeller's effective label that ``fresh`` rejects is stale: left out and
+    counted."""
     p = Path(path)
     if not p.is_file():
         raise InputError(p, None, "labels file not found")
     groups: dict[str, dict[Key, tuple[int, GoldLabel]]] = {}
-    rows = blank = 0
+    rows = blank = stale = 0
     for n, raw in _rows(p):
         rows += 1
         row = _normalise(raw)
@@ -193,9 +225,14 @@ def read_gold(path: str | Path) -> GoldSet:
         labels[label.key()] = (n, label)
     by_labeller = {who: {k: v for k, (_, v) in labels.items()}
                    for who, labels in groups.items()}
+    if fresh is not None:  # each labeller's effective label, when stale, is left out
+        stale = sum(not fresh(g) for labels in by_labeller.values() for g in labels.values())
+        by_labeller = {who: kept for who, labels in by_labeller.items()
+                       if (kept := {k: g for k, g in labels.items() if fresh(g)})}
     if len(by_labeller) < 2:
         only = next(iter(by_labeller.values()), {})
-        return GoldSet(labels=only, rows=rows, blank=blank)
+        return GoldSet(labels=only, rows=rows, blank=blank, stale=stale)
     pooled, ties = pool(by_labeller)
+    tied = {k for labels in by_labeller.values() for k in labels} - set(pooled)
     return GoldSet(labels=pooled, rows=rows, blank=blank, by_labeller=by_labeller,
-                   pooled_ties=ties)
+                   pooled_ties=ties, tied=tied, stale=stale)

@@ -60,7 +60,9 @@ def pairwise_sentence(cal: PairwiseCalibration) -> str:
     text = (f"Pairwise verdicts against {cal.n_labels} gold labels"
             + (f" of {cal.labels_file}" if cal.labels_file else "")
             + f" ({len(cal.labels_without_verdict)} without a verdict"
-            + (f"; left out: {left}" if left else "") + "). Accuracy is the share of "
+            + (f"; left out: {left}" if left else "")
+            + (f"; {cal.stale_labels} stale labels, given to content that has changed since, "
+               "left out" if cal.stale_labels else "") + "). Accuracy is the share of "
             "(pair, dimension) items where the verdict equals the label; kappa corrects it "
             "for chance over A, B and draw.")
     return text + ("" if cal.jury is not None else " No jury verdict in these records.")
@@ -96,7 +98,9 @@ def audit_sentence(cal: Calibration) -> str:
     """The audit calibration in one sentence."""
     return (f"Audit verdicts against human labels on {cal.n} tasks: agreement "
             f"{pct(cal.agreement)}, Cohen's kappa {_kappa(cal.kappa, cal.kappa_ci)}"
-            + (f" ({cal.kappa_note})" if cal.kappa_note else "") + ".")
+            + (f" ({cal.kappa_note})" if cal.kappa_note else "") + "."
+            + (f" {cal.stale_labels} stale labels (given to content that has changed since) "
+               "left out." if cal.stale_labels else ""))
 
 
 def audit_labeller_lines(cal: Calibration) -> list[str]:

@@ -7,7 +7,8 @@ seed, the task and the arms (the same on every start). Its blind view carries th
 two diffs with their test outcomes and F1 against the fix, and nothing that names an arm or
 a verdict. An audit item is one record of ``audit.jsonl``: the texts the judge was shown
 (task description, test output, the diff, the fix, the transcript, named materials); its
-reveal adds the verdict and where each quote of its evidence sits in those texts.
+reveal adds the verdict and where each quote of its evidence sits in those texts (offsets in
+UTF-16 units, as the page's script indexes strings).
 
 Example:
     >>> side_flip(0, "t1", "x", "y") in (True, False)
@@ -47,6 +48,17 @@ def sha256_of(view: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(view, sort_keys=True).encode()).hexdigest()
 
 
+def utf16_offset(text: str, index: int) -> int:
+    """The offset of code point ``index`` of ``text`` in UTF-16 units: how the page's script
+    indexes a string (a character outside the Basic Multilingual Plane counts twice).
+
+    Example:
+        >>> utf16_offset("🚀 zero", 2), len("🚀 zero"[:2])
+        (3, 2)
+    """
+    return len(text[:index].encode("utf-16-le")) // 2
+
+
 RunKey = tuple[str, str, int, str]
 
 
@@ -59,14 +71,25 @@ R = TypeVar("R", PairRecord, AuditRecord)
 
 @dataclass
 class _Item(Generic[R]):
-    """A record, what is shown of it before it is labelled, and that view's hash."""
+    """A record, what is shown of it before it is labelled, and that view's hash.
+
+    ``same_content``: the hashes of every view of the same content (a pair's with its sides
+    either way round, so that another shuffle's labels stay fresh); a label given to a view
+    of another hash was given to other content: it is stale."""
 
     record: R
     blind: dict[str, Any]
     shown_sha256: str = field(init=False)
+    same_content: frozenset[str] = field(init=False, default=frozenset())
 
     def __post_init__(self) -> None:
         self.shown_sha256 = sha256_of(self.blind)
+        self.same_content = frozenset({self.shown_sha256})
+
+    def fresh(self, shown_sha256: str | None) -> bool:
+        """Whether a label given to a view of hash ``shown_sha256`` is of this content (a
+        label that names no hash, written by hand, is taken as it is)."""
+        return shown_sha256 is None or shown_sha256 in self.same_content
 
     @property
     def task_id(self) -> str:
@@ -80,7 +103,10 @@ class PairItem(_Item[PairRecord]):
     kind = "pairwise"
 
     def key(self, dimension: str) -> PairKey:
-        return (self.record.task_id, self.record.arm_a, self.record.arm_b, dimension)
+        """The item's full identity on ``dimension``: with several attempts per arm, each
+        attempt pair is an item of its own."""
+        r = self.record
+        return (r.task_id, r.arm_a, r.arm_b, dimension, r.attempt_a, r.attempt_b)
 
     def arm_of(self, side: str) -> str:
         left, right = self.sides()
@@ -182,7 +208,10 @@ class AuditItem(_Item[AuditRecord]):
             if at is None:
                 not_found.append(quote)
             else:
-                marks.append({"quote": quote, "text": at[0], "start": at[1], "end": at[2]})
+                name, start, end = at
+                marks.append({"quote": quote, "text": name,
+                              "start": utf16_offset(texts[name], start),
+                              "end": utf16_offset(texts[name], end)})
         return {"arm": r.arm, "attempt": r.attempt, "state": r.state,
                 "score": verdict.get("score"), "deficiency_type": r.deficiency_type,
                 "verdict": verdict, "evidence_verified": r.evidence_verified,
@@ -263,7 +292,10 @@ def load_queue(out_dir: Path, seed: int) -> Queue:
         blind: dict[str, Any] = {
             "kind": "pairwise", "task": _task(ra or rb, rec.task_id),
             "left": b if flipped else a, "right": a if flipped else b, "dimensions": dims}
-        items.append(PairItem(rec, blind, flipped))
+        item = PairItem(rec, blind, flipped)
+        item.same_content = frozenset({item.shown_sha256, sha256_of(
+            {**blind, "left": blind["right"], "right": blind["left"]})})
+        items.append(item)
     for arec in inputs.audit:
         run, _ = lookup(arec.task_id, arec.arm, arec.attempt, arec.run_id)
         shown: dict[str, Any] = {
@@ -274,14 +306,17 @@ def load_queue(out_dir: Path, seed: int) -> Queue:
 
 
 def audit_categories(audit: AuditStats | None) -> list[str]:
-    """The categories of the rubric the audit used, in the rubric's order; when that rubric
-    cannot be loaded here (a rubric file not at hand), the categories the audit's verdicts
-    named (``by_type``: counts over the whole audit, nothing of one item)."""
+    """The categories of the rubric the audit used, in the rubric's order: as the audit
+    wrote them down, else (an output of an earlier judgekit) those of the rubric of that id
+    when it can be loaded here. Never derived from the verdicts, which would tell the
+    labeller what the judge answered: when the rubric cannot be found, none."""
     if audit is None:
         return []
+    if audit.rubric_categories is not None:
+        return list(audit.rubric_categories)
     if audit.rubric:
         try:
             return [c.name for c in load_rubric(audit.rubric).categories]
         except JudgekitError:
             pass
-    return sorted(t for t in audit.by_type if t != "none")
+    return []

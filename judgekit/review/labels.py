@@ -13,7 +13,7 @@ Example:
     >>> store = LabelStore(Path(tempfile.mkdtemp()), "ana")
     >>> _ = store.add_pairwise("t1", "x", "y", "minimality", "B", shown_sha256="00")
     >>> _ = store.add_pairwise("t1", "x", "y", "minimality", "draw", shown_sha256="00")
-    >>> store.pairwise[("t1", "x", "y", "minimality")].label
+    >>> store.pairwise[("t1", "x", "y", "minimality", None, None)].label
     'draw'
 """
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal, TypeVar
@@ -39,8 +39,8 @@ from judgekit.pairwise.kind import PAIRWISE
 #: the labels of each step's records are kept under its records file's name.
 PAIRWISE_FILE = str(PAIRWISE.records_file)
 AUDIT_FILE = str(AUDIT.records_file)
-PairKey = tuple[str, str, str, str]
-"""(task id, arm_a, arm_b, dimension) as the record names the arms."""
+PairKey = tuple[str, str, str, str, int | None, int | None]
+"""(task id, arm_a, arm_b, dimension, attempt_a, attempt_b) as the record names the arms."""
 AuditKey = tuple[str, str, int, str]
 """(task id, arm, attempt, run id or "")."""
 
@@ -62,6 +62,10 @@ class AuditLabel(BaseModel):
 
     def key(self) -> AuditKey:
         return (self.task_id, self.arm, self.attempt, self.run_id or "")
+
+
+def _pair_key(g: GoldLabel) -> PairKey:
+    return (g.task_id, g.arm_a, g.arm_b, g.dimension, g.attempt_a, g.attempt_b)
 
 
 K = TypeVar("K", PairKey, AuditKey)
@@ -128,12 +132,14 @@ def _append(path: Path, line: str) -> None:
             os.close(dfd)
 
 
-def audit_label_set(out_dir: Path) -> LabelSet:
+def audit_label_set(out_dir: Path,
+                    fresh: Callable[[AuditLabel], bool] | None = None) -> LabelSet:
     """The audit labels of ``out_dir/labels/audit.jsonl`` as ``judgekit calibrate`` measures
     them: each labeller's last label per result, then per task the majority of them (a
     task whose labels split evenly is a tie, left out). A torn last line is left out (the
     file is not changed) and counted with the blank rows. With two or more labellers, each
-    one's own task labels too, and each result's labels by labeller."""
+    one's own task labels too, and each result's labels by labeller. A labeller's last
+    label that ``fresh`` rejects is stale: left out and counted."""
     path = out_dir / LABELS_DIR / AUDIT_FILE
     if not path.is_file():
         raise InputError(path, None, "labels file not found")
@@ -142,7 +148,10 @@ def audit_label_set(out_dir: Path) -> LabelSet:
     for n, obj in rows:
         a = LabelStore._validate(AuditLabel, obj, path, n)
         last[(a.labeller, a.key())] = a
+    stale = {k for k, a in last.items() if fresh is not None and not fresh(a)}
+    last = {k: a for k, a in last.items() if k not in stale}
     out = _task_labels(last.values(), rows=len(rows) + torn, blank=torn)
+    out.stale = len(stale)
     out.labellers = sorted({who for who, _ in last})
     if len(out.labellers) > 1:
         out.by_labeller = {who: _task_labels([a for (w, _), a in last.items() if w == who])
@@ -185,7 +194,7 @@ class LabelStore:
         for n, obj in rows:
             g = self._validate(GoldLabel, obj, self.dir / PAIRWISE_FILE, n)
             if g.labeller == labeller:
-                self.pairwise[(g.task_id, g.arm_a, g.arm_b, g.dimension)] = g
+                self.pairwise[_pair_key(g)] = g
         rows, torn = _read_lines(self.dir / AUDIT_FILE)
         self.torn_lines += torn
         for n, obj in rows:
@@ -204,12 +213,13 @@ class LabelStore:
                              err["msg"]) from None
 
     def add_pairwise(self, task_id: str, arm_a: str, arm_b: str, dimension: str,
-                     label: Label, *, shown_sha256: str) -> GoldLabel:
-        g = GoldLabel(task_id=task_id, arm_a=arm_a, arm_b=arm_b,
-                      dimension=dimension,
+                     label: Label, *, shown_sha256: str, attempt_a: int | None = None,
+                     attempt_b: int | None = None) -> GoldLabel:
+        g = GoldLabel(task_id=task_id, arm_a=arm_a, arm_b=arm_b, attempt_a=attempt_a,
+                      attempt_b=attempt_b, dimension=dimension,
                       label=label, note=None, labeller=self.labeller, time=_now(),
                       shown_sha256=shown_sha256)
-        self._keep(PAIRWISE_FILE, g, self.pairwise, (task_id, arm_a, arm_b, dimension))
+        self._keep(PAIRWISE_FILE, g, self.pairwise, _pair_key(g))
         return g
 
     def add_audit(self, key: AuditKey, label: Literal[0, 1], *, category: str | None,

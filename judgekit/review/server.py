@@ -19,7 +19,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from judgekit.review.items import AuditItem, Item, PairItem, Queue
-from judgekit.review.labels import LabelStore
+from judgekit.pairwise.gold import GoldLabel
+from judgekit.review.labels import AuditLabel, LabelStore
 
 HOST = "127.0.0.1"
 TOKEN_HEADER = "X-Review-Token"
@@ -43,10 +44,34 @@ class ReviewState:
         self.queue = queue
         self.store = store
 
+    def pair_label(self, item: PairItem, dimension: str) -> GoldLabel | None:
+        """The labeller's label of ``item`` on ``dimension``, unless it is stale."""
+        got = self.store.pairwise.get(item.key(dimension))
+        return got if got is not None and item.fresh(got.shown_sha256) else None
+
+    def audit_label(self, item: AuditItem) -> AuditLabel | None:
+        """The labeller's label of ``item``, unless it is stale."""
+        got = self.store.audit.get(item.key())
+        return got if got is not None and item.fresh(got.shown_sha256) else None
+
     def labelled(self, item: Item) -> bool:
         if isinstance(item, PairItem):
-            return all(item.key(d) in self.store.pairwise for d in item.blind["dimensions"])
-        return item.key() in self.store.audit
+            return all(self.pair_label(item, d) is not None for d in item.blind["dimensions"])
+        return self.audit_label(item) is not None
+
+    def stale_labels(self) -> int:
+        """The labeller's labels given to an item whose content has changed since (it was
+        re-judged with other patches, say): not counted, the item is to be labelled again."""
+        n = 0
+        for item in self.queue.items:
+            if isinstance(item, PairItem):
+                for d in item.blind["dimensions"]:
+                    got = self.store.pairwise.get(item.key(d))
+                    n += got is not None and not item.fresh(got.shown_sha256)
+            else:
+                a = self.store.audit.get(item.key())
+                n += a is not None and not item.fresh(a.shown_sha256)
+        return n
 
     def first_unlabelled(self) -> int | None:
         return next((i for i, it in enumerate(self.queue.items) if not self.labelled(it)),
@@ -55,7 +80,8 @@ class ReviewState:
     def queue_view(self) -> dict[str, Any]:
         items = [self._entry(i, it) for i, it in enumerate(self.queue.items)]
         return {"labeller": self.store.labeller, "total": len(items),
-                "first_unlabelled": self.first_unlabelled(), "items": items}
+                "first_unlabelled": self.first_unlabelled(),
+                "stale_labels": self.stale_labels(), "items": items}
 
     def _entry(self, i: int, item: Item) -> dict[str, Any]:
         """One item of the queue: what the filters match. What depends on the arms or the
@@ -74,11 +100,10 @@ class ReviewState:
         out: dict[str, Any] = {"i": i, "total": len(self.queue.items), "kind": item.kind,
                                "view": item.blind, "labelled": done}
         if isinstance(item, PairItem):
-            out["labels"] = {d: item.shown_side(self.store.pairwise[item.key(d)].label)
-                             for d in item.blind["dimensions"]
-                             if item.key(d) in self.store.pairwise}
+            labels = {d: self.pair_label(item, d) for d in item.blind["dimensions"]}
+            out["labels"] = {d: item.shown_side(g.label) for d, g in labels.items() if g}
         else:
-            got = self.store.audit.get(item.key())
+            got = self.audit_label(item)
             out["label"] = got.label if got else None
             out["category"] = got.category if got else None
             out["categories"] = self.queue.categories
@@ -100,7 +125,8 @@ class ReviewState:
                 raise ValueError("choice: not left, right or draw")
             r = item.record
             self.store.add_pairwise(r.task_id, r.arm_a, r.arm_b, dim,
-                                    item.stored_label(choice), shown_sha256=item.shown_sha256)
+                                    item.stored_label(choice), shown_sha256=item.shown_sha256,
+                                    attempt_a=r.attempt_a, attempt_b=r.attempt_b)
         else:
             assert isinstance(item, AuditItem)
             if choice not in (0, 1) or isinstance(choice, bool):

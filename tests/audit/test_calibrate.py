@@ -114,7 +114,7 @@ def test_per_run_label_rows_are_aggregated_by_majority_with_ties_and_blanks_repo
     assert labels.labels == {"12": 1, "2": 0} and labels.ties == ["28"]
     result = calibrate({"12": 1, "2": 1, "28": 0}, labels)
     assert result.n == 2 and result.label_ties == ["28"] and result.blank_labels == 1
-    assert result.verdicts_without_label == ["28"]
+    assert result.verdicts_without_label == []  # 28 tied: counted once, as a tie
 
 
 def test_a_constant_judge_gets_no_false_interval(

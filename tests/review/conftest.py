@@ -16,6 +16,7 @@ import pytest
 
 from judgekit.testing import FakeAPIServer, Reply, prompt_of
 from tests.audit.helpers import agent_verdict, defect_verdict, standard_results
+from tests.audit.helpers import result as audit_result
 from tests.audit.helpers import write_runs as write_audit_runs
 from tests.clirun import ROOT, judgekit
 from tests.pairwise.helpers import DIMS, prefers, result, sized_diff, write_runs
@@ -70,7 +71,7 @@ def judged_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _sound_judge(api: str, body: dict[str, Any]) -> Reply:
+def sound_judge(api: str, body: dict[str, Any]) -> Reply:
     """Blames the task for calc-002 (vacuous), the agent for everything else."""
     return Reply.ok(defect_verdict() if "calc-002" in prompt_of(body) else agent_verdict())
 
@@ -81,7 +82,7 @@ def audited_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("audited")
     runs = write_audit_runs(tmp / "runs.json", standard_results())
     out = tmp / "out"
-    with FakeAPIServer(_sound_judge) as server:
+    with FakeAPIServer(sound_judge) as server:
         proc = judgekit("audit", runs, "--judge", JUDGE, "--out", out, "--no-similarity",
                         "--no-cache", env={**server.env(), "ANTHROPIC_API_KEY": "test-key"})
     assert proc.returncode == 0, proc.stderr
@@ -130,3 +131,82 @@ def servers() -> Iterator[list[Served]]:
         if s.proc.poll() is None:
             s.proc.kill()
         s.proc.communicate()
+
+
+#: A test output with characters outside the Basic Multilingual Plane (two UTF-16 units
+#: each in the page) before the quoted lines.
+ASTRAL_OUTPUT = ("🚀 collecting 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ⟨tests⟩\ntests/test_calc.py F\n"
+                 "E   ZeroDivisionError: division by zero in calc.py line 7\n"
+                 "===== 1 failed in 0.1s =====")
+#: Two quotes that overlap ("division by zero"), one apart, one found nowhere.
+ASTRAL_QUOTES = ['"ZeroDivisionError: division by zero"',
+                 '"division by zero in calc.py line 7"', '"1 failed in 0.1s"',
+                 '"this quote is nowhere"']
+
+
+@pytest.fixture(scope="session")
+def astral_audited_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``judgekit audit`` of one failed result whose test output has astral characters
+    before the quotes, two of which overlap."""
+    tmp = tmp_path_factory.mktemp("astral")
+    run = audit_result("calc-001", "a", "failed")
+    assert run.test is not None
+    run.test.output = ASTRAL_OUTPUT
+    runs = write_audit_runs(tmp / "runs.json", [run])
+    out = tmp / "out"
+    with FakeAPIServer(lambda api, body: Reply.ok(agent_verdict(evidence=ASTRAL_QUOTES))
+                       ) as server:
+        proc = judgekit("audit", runs, "--judge", JUDGE, "--out", out, "--no-similarity",
+                        "--no-cache", env={**server.env(), "ANTHROPIC_API_KEY": "test-key"})
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+@pytest.fixture(scope="session")
+def attempts_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``judgekit judge --select all`` over 2 tasks of two arms, two attempts each: four
+    comparisons per task (each attempt pair), 8 in all."""
+    tmp = tmp_path_factory.mktemp("attempts")
+    runs = write_runs(tmp / "runs.json", [
+        result(f"t{t}", arm, sized_diff(f"{marker}{t}a{k}", 2 + k), attempt=k)
+        for t in range(2) for k in range(2)
+        for arm, marker in ((BASE, "plainfix"), (CTX, "ctxfix"))])
+    out = tmp / "out"
+    with FakeAPIServer(prefers("ctxfix")) as server:
+        proc = judgekit("judge", runs, "--judge", JUDGE, "--out", out, "--no-audit",
+                        "--no-similarity", "--select", "all",
+                        env={**server.env(), "ANTHROPIC_API_KEY": "test-key",
+                             "JUDGEKIT_CACHE": str(tmp / "cache.sqlite")})
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def _reasons(respond: Any, tag: str) -> Any:
+    """``respond``'s verdicts with reasons naming ``tag``."""
+    def reply(api: str, body: dict[str, Any]) -> Reply:
+        got = respond(api, body)
+        if isinstance(got.verdict, dict):
+            for d in DIMS:
+                got.verdict[d]["reasoning"] = f"{tag} on {d}"
+        return got
+    return reply
+
+
+@pytest.fixture(scope="session")
+def jury_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``judgekit judge`` with a jury of two judges over 2 tasks of two arms."""
+    tmp = tmp_path_factory.mktemp("jury")
+    runs = write_runs(tmp / "runs.json", [
+        r for t in range(2) for r in (
+            result(f"t{t}", BASE, sized_diff(plain_marker(t), 2)),
+            result(f"t{t}", CTX, sized_diff(f"ctxfix{t}", 3)))])
+    out = tmp / "out"
+    with FakeAPIServer(_reasons(prefers("ctxfix"), "FIRSTJUROR")) as one, \
+            FakeAPIServer(_reasons(prefers("plainfix"), "SECONDJUROR")) as two:
+        proc = judgekit("judge", runs, "--judge", f"{JUDGE}@{one.url}", "--judge",
+                        f"anthropic:claude-sonnet-4-5@{two.url}", "--out", out, "--no-audit",
+                        "--no-similarity",
+                        env={"ANTHROPIC_API_KEY": "test-key",
+                             "JUDGEKIT_CACHE": str(tmp / "cache.sqlite")})
+    assert proc.returncode == 0, proc.stderr
+    return out

@@ -20,6 +20,7 @@ from judgekit.audit import load_rubric
 from tests.clirun import judgekit
 from tests.review.cdp import Browser
 from tests.review.conftest import (
+    ASTRAL_QUOTES,
     BASE,
     CTX,
     N_TASKS,
@@ -277,3 +278,100 @@ def test_browse_filters_the_queue_by_keyboard_and_verdict_filters_match_labelled
         b.wait_for("!document.body.dataset.browse")
     finally:
         b.close()
+
+
+def _bare(quote: str) -> str:
+    return " ".join(quote.strip('"').split()).casefold()
+
+
+def test_quotes_after_astral_characters_and_overlapping_quotes_are_each_marked_in_place(
+        astral_audited_out: Path, tmp_path: Path, servers: list[Served]) -> None:
+    out = Path(shutil.copytree(astral_audited_out, tmp_path / "out"))
+    served = start_review(out, free_port(), "--labeller", "ana")
+    servers.append(served)
+    b = Browser(tmp_path / "browser")
+    try:
+        b.goto(served.url)
+        b.wait_for("document.body.dataset.state === 'blind'")
+        b.press("0")
+        b.wait_for("document.body.dataset.state === 'revealed'")
+        marks = b.eval("[...document.querySelectorAll('mark.quote')]"
+                       ".map(m => [m.closest('section').dataset.name, m.textContent])")
+        note = b.eval("document.querySelector('section.verdict p.meta').textContent")
+        notfound = b.eval("[...document.querySelectorAll('ul.notfound li')]"
+                          ".map(li => li.textContent)")
+        b.screenshot("audit-astral-revealed")
+    finally:
+        b.close()
+    texts = [_bare(t) for _, t in marks]
+    # the two overlapping quotes are one mark covering both; the third is its own mark,
+    # exactly on the quote (not shifted by the astral characters before it)
+    assert texts == ["zerodivisionerror: division by zero in calc.py line 7",
+                     "1 failed in 0.1s"]
+    assert all(name == "test output" for name, _ in marks)
+    for quote in ASTRAL_QUOTES[:3]:  # every verified quote is inside a mark
+        assert any(_bare(quote) in t for t in texts), quote
+    assert note.startswith("3 quote(s) marked")
+    assert notfound == ["not found: " + ASTRAL_QUOTES[3].strip('"')]
+
+
+def test_the_arm_filter_never_puts_arm_names_in_the_page_while_a_blind_item_is_shown(
+        judged_out: Path, tmp_path: Path, servers: list[Served]) -> None:
+    out = Path(shutil.copytree(judged_out, tmp_path / "out"))
+    served = start_review(out, free_port())
+    servers.append(served)
+    b = Browser(tmp_path / "browser")
+    arms = "[...document.querySelectorAll('#f-arm option')].map(o => o.value)"
+    try:
+        b.goto(served.url)
+        b.wait_for("document.body.dataset.state === 'blind'")
+        for _ in DIMS:  # item 0 labelled: its arms are known
+            b.press("a")
+        b.wait_for("document.body.dataset.state === 'revealed'")
+        b.press("q")  # browsing from a revealed item: its arms can be filtered on
+        b.wait_for("document.body.dataset.browse === 'open'")
+        assert b.eval(arms) == ["", *sorted([BASE, CTX])]
+        b.press("Escape")
+        b.wait_for("!document.body.dataset.browse")
+        assert b.eval(arms) == [""]  # emptied when the panel closes
+        b.press("j")
+        b.wait_for("document.body.dataset.item === '1' && "
+                   "document.body.dataset.state === 'blind'")
+        _not_revealed(b.dom())
+        b.press("q")  # browsing from a blind item: no arm is named anywhere in the page
+        b.wait_for("document.body.dataset.browse === 'open'")
+        _not_revealed(b.dom())
+        assert b.eval(arms) == [""]
+        b.press("Escape")
+        b.wait_for("!document.body.dataset.browse")
+        _not_revealed(b.dom())
+    finally:
+        b.close()
+
+
+def test_a_jury_is_revealed_juror_by_juror_with_both_orders_and_their_reasons(
+        jury_out: Path, tmp_path: Path, servers: list[Served]) -> None:
+    out = Path(shutil.copytree(jury_out, tmp_path / "out"))
+    served = start_review(out, free_port())
+    servers.append(served)
+    b = Browser(tmp_path / "browser")
+    try:
+        b.goto(served.url)
+        b.wait_for("document.body.dataset.state === 'blind'")
+        dom = b.dom()
+        assert "FIRSTJUROR" not in dom and "SECONDJUROR" not in dom
+        for key in "abd":
+            b.press(key)
+        b.wait_for("document.body.dataset.state === 'revealed'")
+        rows = b.eval("[...document.querySelectorAll('table.dims tr[data-dimension]')]"
+                      ".map(tr => [tr.dataset.dimension, tr.lastChild.textContent])")
+        b.screenshot("pairwise-jury-revealed")
+    finally:
+        b.close()
+    assert [d for d, _ in rows] == list(DIMS)
+    for dim, text in rows:
+        assert "no answer" not in text  # the jury's combined verdict has no orders of its own
+        for tag in ("FIRSTJUROR", "SECONDJUROR"):  # each juror's two orders, with reasons
+            assert text.count(f"{tag} on {dim}") == 2, text
+        for arm in (BASE, CTX):
+            assert text.count(f"{arm} shown first") == 2, text  # once per juror

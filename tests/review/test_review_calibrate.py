@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from judgekit.review.items import AuditItem, load_queue
 from judgekit.review.labels import LabelStore
 from tests.clirun import judgekit
 from tests.review.conftest import N_TASKS
@@ -23,9 +24,10 @@ def _label_twice(out: Path) -> list[tuple[str, str, str, str]]:
     keys = [(r["task_id"], r["arm_a"], r["arm_b"], d) for r in records for d in DIMS]
     assert len(keys) == N_TASKS * len(DIMS) == 30
     ana, bo = LabelStore(out, "ana"), LabelStore(out, "bo")
+    shown = {it.task_id: it.shown_sha256 for it in load_queue(out, seed=0).items}
     for n, key in enumerate(keys):
-        ana.add_pairwise(*key, "A", shown_sha256="0" * 64)
-        bo.add_pairwise(*key, "A" if n < 20 else "B", shown_sha256="0" * 64)
+        ana.add_pairwise(*key, "A", shown_sha256=shown[key[0]])
+        bo.add_pairwise(*key, "A" if n < 20 else "B", shown_sha256=shown[key[0]])
     return keys
 
 
@@ -78,13 +80,14 @@ def test_calibrate_without_labels_reads_the_audit_labels_as_the_same_rows_in_a_c
     out = Path(shutil.copytree(audited_out, tmp_path / "out"))
     records = [json.loads(x) for x in (out / "audit.jsonl").read_text().splitlines()]
     ana, bo = LabelStore(out, "ana"), LabelStore(out, "bo")
+    shown = _shown_audit(out)
     rows = ["task_id,label"]
     for rec in records:
         key = (rec["task_id"], rec["arm"], rec["attempt"], rec.get("run_id") or "")
         label = 1 if rec["task_id"] == "calc-002" else 0
-        ana.add_audit(key, 1 - label, category=None, shown_sha256="0" * 64)
-        ana.add_audit(key, label, category=None, shown_sha256="0" * 64)  # supersedes
-        bo.add_audit(key, label, category=None, shown_sha256="0" * 64)
+        ana.add_audit(key, 1 - label, category=None, shown_sha256=shown[key])
+        ana.add_audit(key, label, category=None, shown_sha256=shown[key])  # supersedes
+        bo.add_audit(key, label, category=None, shown_sha256=shown[key])
         rows += [f"{rec['task_id']},{label}"] * 2
     csv = tmp_path / "labels.csv"
     csv.write_text("\n".join(rows) + "\n")
@@ -103,6 +106,12 @@ def test_calibrate_without_labels_reads_the_audit_labels_as_the_same_rows_in_a_c
     assert got == want and got["n"] == len({r["task_id"] for r in records})
 
 
+def _shown_audit(out: Path) -> dict[tuple[str, str, int, str], str]:
+    """Each audited result's key → the hash of what the review shows of it."""
+    return {it.key(): it.shown_sha256 for it in load_queue(out, seed=0).items
+            if isinstance(it, AuditItem)}
+
+
 def _audit_keys(out: Path) -> dict[str, tuple[str, str, int, str]]:
     """``task/arm`` → the key of that audited result."""
     records = [json.loads(x) for x in (out / "audit.jsonl").read_text().splitlines()]
@@ -118,11 +127,13 @@ BO = {"calc-002/a": 1, "calc-002/b": 0, "calc-001/a": 0}
 
 def _label_audit(out: Path, **by_labeller: dict[str, int]) -> None:
     keys = _audit_keys(out)
+    shown = _shown_audit(out)
     assert sorted(keys) == sorted(ANA)
     for who, labels in by_labeller.items():
         store = LabelStore(out, who)
         for item, label in labels.items():
-            store.add_audit(keys[item], label, category=None, shown_sha256="0" * 64)  # type: ignore[arg-type]
+            store.add_audit(keys[item], label, category=None,  # type: ignore[arg-type]
+                            shown_sha256=shown[keys[item]])
 
 
 def test_two_audit_labellers_are_calibrated_apart_and_against_each_other(
@@ -194,3 +205,30 @@ def test_one_audit_labeller_gives_no_agreement_between_labellers_and_says_why(
     why = "No agreement between labellers: one labeller (ana)"
     assert why in text.stdout and "Krippendorff" not in text.stdout
     assert why in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_tied_comparisons_are_counted_as_ties_and_not_as_verdicts_without_a_label(
+        judged_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(judged_out, tmp_path / "out"))
+    keys = _label_twice(out)[:27]  # the last three comparisons by nobody
+    lines = (out / "labels" / "pairwise.jsonl").read_text().splitlines()
+    (out / "labels" / "pairwise.jsonl").write_text("".join(
+        x + "\n" for x in lines
+        if tuple(json.loads(x)[k] for k in ("task_id", "arm_a", "arm_b", "dimension")) in keys))
+    got = json.loads(judgekit("calibrate", out, "--json").stdout)
+    # 30 comparisons: 20 labelled alike, 7 tied, 3 labelled by nobody: each counted once
+    assert got["n_labels"] == 20 and got["pooled_ties"] == 7
+    assert got["n_verdicts_without_label"] == 3
+    assert got["n_labels"] + got["pooled_ties"] + got["n_verdicts_without_label"] == 30
+
+
+def test_a_tied_audit_task_is_a_tie_and_not_a_verdict_without_a_label(
+        audited_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(audited_out, tmp_path / "out"))
+    _label_audit(out, ana={"calc-002/a": 1, "calc-001/a": 0},
+                 bo={"calc-002/a": 0, "calc-001/a": 0})
+    got = json.loads(judgekit("calibrate", out, "--json").stdout)
+    assert got["label_ties"] == ["calc-002"] and got["verdicts_without_label"] == []
+    assert got["n"] == 1  # calc-001: two audited tasks, one compared, one tied
+    text = judgekit("calibrate", out).stdout
+    assert "0 verdicts without label" in text and "1 tied task(s) left out" in text

@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from judgekit.audit import load_rubric
@@ -16,8 +17,19 @@ from judgekit.review.evidence import find_quote
 from judgekit.review.items import load_queue
 from judgekit.review.labels import LabelStore
 from judgekit.review.server import ReviewState
-from tests.clirun import judgekit
-from tests.review.conftest import BASE, CTX, Served, free_port, start_review
+from judgekit.testing import FakeAPIServer
+from tests.audit.helpers import standard_results
+from tests.audit.helpers import write_runs as write_audit_runs
+from tests.clirun import ROOT, judgekit
+from tests.review.conftest import (
+    BASE,
+    CTX,
+    JUDGE,
+    Served,
+    sound_judge,
+    free_port,
+    start_review,
+)
 
 LABEL = {"i": 0, "dimension": "consistency", "choice": "left"}
 
@@ -88,7 +100,7 @@ def test_a_later_label_by_the_same_labeller_supersedes_and_calibrate_reads_the_l
     other = LabelStore(tmp_path, "bo")
     assert not other.pairwise  # each labeller's own
     again = LabelStore(tmp_path, "ana")
-    assert again.pairwise[("t1", "x", "y", "minimality")].label == "B"
+    assert again.pairwise[("t1", "x", "y", "minimality", None, None)].label == "B"
     gold = read_gold(tmp_path / "labels" / "pairwise.jsonl")
     assert gold.rows == 2 and [g.label for g in gold.labels.values()] == ["B"]
 
@@ -100,7 +112,7 @@ def test_a_line_torn_by_a_crash_is_dropped_and_counted(tmp_path: Path) -> None:
     with path.open("a") as fh:
         fh.write('{"task_id": "t2", "arm_a"')  # killed mid-write, never acknowledged
     again = LabelStore(tmp_path, "ana")
-    assert again.torn_lines == 1 and list(again.pairwise) == [("t1", "x", "y", "minimality")]
+    assert again.torn_lines == 1 and list(again.pairwise) == [("t1", "x", "y", "minimality", None, None)]
     again.add_pairwise("t2", "x", "y", "minimality", "draw", shown_sha256="0" * 64)
     assert len(read_gold(path).labels) == 2
 
@@ -184,3 +196,139 @@ def test_the_queue_sends_arms_and_verdict_facets_of_labelled_items_only(
     assert after[1]["facets"] == {"arms": sorted([BASE, CTX]), "flagged": False, "jury_split": False,
                                   "anchored_contradiction": True,
                                   "unverified_evidence": False}
+
+
+def test_each_attempt_pair_is_its_own_item_and_a_label_covers_that_pair_only(
+        attempts_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(attempts_out, tmp_path / "out"))
+    records = [json.loads(x) for x in (out / "pairwise.jsonl").read_text().splitlines()]
+    pairs = [(r["task_id"], r["attempt_a"], r["attempt_b"]) for r in records]
+    assert len(pairs) == len(set(pairs)) == 8
+    state = ReviewState(load_queue(out, seed=0), LabelStore(out, "ana"))
+    dims = state.item_view(0)["view"]["dimensions"]
+    for dim in dims:
+        state.label({"i": 0, "dimension": dim, "choice": "left"})
+    assert "reveal" in state.item_view(0)
+    for i in range(1, 8):  # the same task's other attempt pairs are still blind
+        view = state.item_view(i)
+        assert not view["labelled"] and "reveal" not in view and view["labels"] == {}
+    assert state.first_unlabelled() == 1
+    again = ReviewState(load_queue(out, seed=0), LabelStore(out, "ana"))
+    assert again.first_unlabelled() == 1  # so on a restart too
+    schema = json.loads(judgekit("schema", "pairwise-label").stdout)
+    rows = [json.loads(x) for x in (out / "labels" / "pairwise.jsonl").read_text().splitlines()]
+    assert len(rows) == len(dims)
+    for row in rows:
+        jsonschema.validate(row, schema)
+        assert (row["attempt_a"], row["attempt_b"]) == (records[0]["attempt_a"],
+                                                        records[0]["attempt_b"])
+    # calibrate matches the labels to that attempt pair's verdicts only
+    got = json.loads(judgekit("calibrate", out, "--json").stdout)
+    [judge] = got["judges"].values()
+    assert got["n_labels"] == len(dims) and judge["n"] == len(dims)
+    assert got["labels_without_verdict"] == []
+    assert got["n_verdicts_without_label"] == 7 * len(dims)
+
+
+def test_a_label_file_without_attempts_still_validates_and_covers_every_attempt_pair(
+        attempts_out: Path, tmp_path: Path) -> None:
+    records = [json.loads(x) for x in (attempts_out / "pairwise.jsonl").read_text().splitlines()]
+    old = tmp_path / "old.csv"
+    first = records[0]
+    old.write_text("task_id,arm_a,arm_b,dimension,label\n"
+                   f"{first['task_id']},{first['arm_a']},{first['arm_b']},minimality,A\n")
+    got = json.loads(judgekit("calibrate", attempts_out, "--labels", old, "--json").stdout)
+    [judge] = got["judges"].values()
+    same_task = [r for r in records if r["task_id"] == first["task_id"]]
+    assert judge["n"] == len(same_task) == 4
+
+
+def test_a_rubric_file_of_its_own_offers_its_categories_and_never_the_verdicts(
+        tmp_path: Path) -> None:
+    rubric_text = (Path(__file__).parents[2] / "judgekit" / "data" / "rubrics" /
+                   "commit-revert.md").read_text()
+    rubric_text = rubric_text.replace("id: commit-revert", "id: myrubric", 1)
+    own = tmp_path / "rub" / "myrubric.md"
+    own.parent.mkdir()
+    own.write_text(rubric_text)
+    runs = write_audit_runs(tmp_path / "runs.json", standard_results())
+    out = tmp_path / "out"
+    with FakeAPIServer(sound_judge) as server:
+        proc = judgekit("audit", runs, "--judge", JUDGE, "--out", out, "--no-similarity",
+                        "--no-cache", "--rubric", own,
+                        env={**server.env(), "ANTHROPIC_API_KEY": "test-key"})
+    assert proc.returncode == 0, proc.stderr
+    own.unlink()  # reviewed where the rubric file is not at hand
+    wanted = [c.name for c in load_rubric(ROOT / "judgekit" / "data" / "rubrics" /
+                                          "commit-revert.md").categories]
+    queue = load_queue(out, seed=0)
+    assert queue.categories == wanted  # the rubric's own, in its order, not the verdicts'
+    # an output that does not say its rubric's categories, whose rubric cannot be found:
+    # no category is offered (none derived from the judge's verdicts)
+    summary = json.loads((out / "summary.json").read_text())
+    del summary["audit"]["rubric_categories"]
+    (out / "summary.json").write_text(json.dumps(summary))
+    assert load_queue(out, seed=0).categories == []
+
+
+def _rejudged_with_other_patches(out: Path, old: str, new: str) -> None:
+    """The output's runs as if re-judged after ``old`` became ``new`` in a diff."""
+    runs = out / "runs.jsonl"
+    text = runs.read_text()
+    assert old in text
+    runs.write_text(text.replace(old, new))
+
+
+def test_a_label_of_an_item_whose_content_changed_since_is_stale_and_does_not_count(
+        judged_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(judged_out, tmp_path / "out"))
+    state = ReviewState(load_queue(out, seed=0), LabelStore(out, "ana"))
+    dims = state.item_view(0)["view"]["dimensions"]
+    for i in (0, 1):
+        for dim in dims:
+            state.label({"i": i, "dimension": dim, "choice": "left"})
+    assert state.queue_view()["stale_labels"] == 0
+    # another shuffle shows the same content: its labels stay fresh
+    other_seed = ReviewState(load_queue(out, seed=7), LabelStore(out, "ana"))
+    assert other_seed.queue_view()["stale_labels"] == 0
+    assert other_seed.first_unlabelled() == 2
+    _rejudged_with_other_patches(out, "plainfix0", "plainfix0 changed")
+    again = ReviewState(load_queue(out, seed=0), LabelStore(out, "ana"))
+    view = again.queue_view()
+    assert view["stale_labels"] == len(dims) and view["first_unlabelled"] == 0
+    item = again.item_view(0)
+    assert not item["labelled"] and "reveal" not in item and item["labels"] == {}
+    assert again.item_view(1)["labelled"]
+    # calibrate leaves them out, and says how many
+    got = json.loads(judgekit("calibrate", out, "--json").stdout)
+    assert got["n_labels"] == len(dims) and got["stale_labels"] == len(dims)
+    text = judgekit("calibrate", out).stdout
+    assert f"{len(dims)} stale" in text
+    assert f"{len(dims)} stale labels" in (out / "report.md").read_text(encoding="utf-8")
+    # labelled again: fresh, and counted
+    for dim in dims:
+        again.label({"i": 0, "dimension": dim, "choice": "draw"})
+    assert again.queue_view()["stale_labels"] == 0
+    got = json.loads(judgekit("calibrate", out, "--json").stdout)
+    assert got["n_labels"] == 2 * len(dims) and got["stale_labels"] == 0
+
+
+def test_a_stale_audit_label_does_not_count(audited_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(audited_out, tmp_path / "out"))
+    state = ReviewState(load_queue(out, seed=0), LabelStore(out, "ana"))
+    for i in range(len(state.queue.items)):
+        state.label({"i": i, "choice": 0})
+    first = state.queue.items[0].record
+    runs = out / "runs.jsonl"
+    lines = runs.read_text().splitlines()
+    for n, line in enumerate(lines):
+        row = json.loads(line)
+        if (row["task"]["id"], row["arm"]) == (first.task_id, first.arm):
+            row["agent_diff"] = row["agent_diff"] + "+# changed\n"
+            lines[n] = json.dumps(row)
+    runs.write_text("\n".join(lines) + "\n")
+    again = ReviewState(load_queue(out, seed=0), LabelStore(out, "ana"))
+    assert again.queue_view()["stale_labels"] == 1 and again.first_unlabelled() == 0
+    got = json.loads(judgekit("calibrate", out, "--json").stdout)
+    assert got["stale_labels"] == 1
+    assert "1 stale labels" in (out / "report.md").read_text(encoding="utf-8")

@@ -41,7 +41,8 @@
 
   function updateProgress() {
     const done = queue.items.filter((q) => q.labelled).length;
-    progress.textContent = `${done} of ${queue.total} labelled · labeller ${queue.labeller}`;
+    progress.textContent = `${done} of ${queue.total} labelled · labeller ${queue.labeller}` +
+      (queue.stale_labels ? ` · ${queue.stale_labels} stale label(s) of changed items, not counted` : "");
   }
 
   function diffView(text) {
@@ -80,6 +81,14 @@
     return item.view.dimensions.find((d) => !(d in item.labels));
   }
 
+  function appendOrders(box, v) {
+    for (const o of v.orders) {
+      box.append(el("div", "order", `${o.first} shown first: ${o.answer ?? "no answer"}` +
+        (o.reasoning ? ` · ${o.reasoning}` : "")));
+    }
+    if (v.position_bias) box.append(el("div", "warn", "position bias"));
+  }
+
   function pairView() {
     const view = item.view;
     const rev = item.reveal;
@@ -99,14 +108,18 @@
         tr.append(el("td", agree ? "agree" : "disagree",
           v.winner === "draw" ? "draw" : `${v.winner_side} (${v.winner})`));
         const orders = el("td");
-        for (const o of v.orders) {
-          orders.append(el("div", "order", `${o.first} shown first: ${o.answer ?? "no answer"}` +
-            (o.reasoning ? ` · ${o.reasoning}` : "")));
-        }
-        if (v.position_bias) orders.append(el("div", "warn", "position bias"));
-        for (const [name, jv] of Object.entries(rev.judges)) {
+        const jurors = Object.entries(rev.judges);
+        // one judge: its two orders; a jury: its verdict combines the jurors' (it has no
+        // orders of its own), so each juror's verdict with its two orders and reasons
+        if (!jurors.length) appendOrders(orders, v);
+        for (const [name, jv] of jurors) {
           const j = jv[d];
-          if (j) orders.append(el("div", "juror", `${name}: ${j.winner}`));
+          if (!j) continue;
+          const box = el("div", "juror");
+          box.append(el("div", "juror-name", `${name}: ${j.winner}` +
+            (j.state !== "valid" ? ` (${j.state})` : "")));
+          appendOrders(box, j);
+          orders.append(box);
         }
         tr.append(orders);
       }
@@ -133,16 +146,32 @@
     return [prompt, dims, sides];
   }
 
+  // Overlapping or touching spans are merged into one mark, titled with every quote it
+  // holds, so that no verified quote is left outside a mark. Offsets are UTF-16 units.
+  function mergedSpans(marks) {
+    const spans = [];
+    for (const m of marks.slice().sort((x, y) => x.start - y.start || x.end - y.end)) {
+      const last = spans[spans.length - 1];
+      if (last && m.start <= last.end) {
+        last.end = Math.max(last.end, m.end);
+        last.quotes.push(m.quote);
+      } else {
+        spans.push({ start: m.start, end: m.end, quotes: [m.quote] });
+      }
+    }
+    return spans;
+  }
+
   function markedText(text, marks) {
     const pre = el("pre", "material");
     let pos = 0;
-    for (const m of marks.slice().sort((x, y) => x.start - y.start)) {
-      if (m.start < pos) continue;
-      pre.append(document.createTextNode(text.slice(pos, m.start)));
-      const mark = el("mark", "quote", text.slice(m.start, m.end));
-      mark.title = m.quote;
+    for (const s of mergedSpans(marks)) {
+      pre.append(document.createTextNode(text.slice(pos, s.start)));
+      const mark = el("mark", "quote", text.slice(s.start, s.end));
+      mark.title = s.quotes.join("\n");
+      mark.dataset.quotes = String(s.quotes.length);
       pre.append(mark);
-      pos = m.end;
+      pos = s.end;
     }
     pre.append(document.createTextNode(text.slice(pos)));
     return pre;
@@ -177,7 +206,10 @@
       for (const f of ["existence_reasoning", "causation_reasoning"]) {
         if (rev.verdict[f]) v.append(el("p", null, `${f.replace("_", " ")}: ${rev.verdict[f]}`));
       }
-      v.append(el("p", "meta", `${rev.marks.length} quote(s) marked where found`));
+      const places = view.texts.reduce((n, t) =>
+        n + mergedSpans(rev.marks.filter((m) => m.text === t.name)).length, 0);
+      v.append(el("p", "meta", `${rev.marks.length} quote(s) marked where found` +
+        (places !== rev.marks.length ? `, in ${places} place(s) (overlapping quotes share a mark)` : "")));
       if (rev.quotes_not_found.length) {
         const ul = el("ul", "notfound");
         for (const q of rev.quotes_not_found) ul.append(el("li", null, `not found: ${q}`));
@@ -288,7 +320,8 @@
     const verdictFilter = value("f-arm") || FACETS.some((f) => document.getElementById(`f-${f}`).checked);
     const hidden = verdictFilter ? queue.items.filter((q) => !q.labelled && blindOk(q)).length : 0;
     browseNote.textContent = `${shown.length} of ${queue.total} items` + (hidden
-      ? `; ${hidden} not labelled yet left out (filters on arms and verdicts match labelled items only)` : "");
+      ? `; ${hidden} not labelled yet left out (filters on arms and verdicts match labelled items only)` : "") +
+      (item && !item.labelled ? "; the arm filter lists arms once the item shown is labelled" : "");
     browseList.replaceChildren(...shown.map((q) => {
       const li = el("li");
       const b = el("button", null, `item ${q.i + 1}: ${q.kind === "audit" ? "audit" : "comparison"} · ` +
@@ -306,7 +339,10 @@
   async function openBrowse() {
     queue = await api("/api/queue");
     fillSelect("f-status", [...new Set(queue.items.flatMap((q) => q.status))].sort());
-    fillSelect("f-arm", [...new Set(queue.items.flatMap((q) => q.facets ? q.facets.arms : []))].sort());
+    // Arm names enter the page only while the panel is open over a labelled item: with a
+    // blind item shown, any arm listed could be one of its own.
+    fillSelect("f-arm", item && item.labelled
+      ? [...new Set(queue.items.flatMap((q) => q.facets ? q.facets.arms : []))].sort() : []);
     browse.hidden = false;
     document.body.dataset.browse = "open";
     listBrowse();
@@ -315,6 +351,7 @@
 
   function closeBrowse() {
     browse.hidden = true;
+    fillSelect("f-arm", []);
     delete document.body.dataset.browse;
     if (document.activeElement && browse.contains(document.activeElement)) document.activeElement.blur();
   }
