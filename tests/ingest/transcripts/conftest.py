@@ -3,6 +3,7 @@ them, and each writes its real session file into the test's directory."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -11,6 +12,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -78,3 +80,51 @@ def git_repo(path: Path) -> Path:
     (path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     subprocess.run(["git", "init", "-q"], cwd=path, check=True)
     return path
+
+
+def older_swe_agent_run() -> dict[str, Any]:
+    """A SWE-agent trajectory as its 1.0 releases wrote one for a model without function
+    calling: the history's actions carry no ``tool_calls`` (each call is named by the
+    action's first word: ``find_file``, ``open``, ``edit``, else ``bash``), and the history
+    was last written before the final ``submit`` step, which only ``trajectory`` holds. The
+    final message says the bug is fixed."""
+    steps = [
+        ("I will look for calc.py first.", "find_file calc.py",
+         'Found 1 matches for "calc.py" in /repo:\n/repo/calc.py'),
+        ("Now I open it.", "open calc.py",
+         "[File: /repo/calc.py (2 lines total)]\n1:def add(a, b):\n2:    return a - b"),
+        ("add subtracts; it should add.", "edit 2:2\n    return a + b\nend_of_edit",
+         "File updated. Please review the changes."),
+        ("Check the result.", "python3 -c 'import calc; print(calc.add(2, 3))'", "5"),
+        ("The bug is fixed: add(2, 3) returns 5 now. Submitting.", "submit",
+         "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n"
+         " def add(a, b):\n-    return a - b\n+    return a + b\n"),
+    ]
+    history: list[dict[str, Any]] = [
+        {"role": "system", "content": "You fix bugs with the commands listed below.",
+         "agent": "main", "message_type": "system_prompt"},
+        {"role": "user", "content": "calc.py: add(2, 3) returns -1, it should return 5.",
+         "agent": "main", "message_type": "observation"}]
+    for thought, action, observation in steps[:-1]:  # the history stops before submit
+        history.append({"role": "assistant", "content": thought, "thought": thought,
+                        "action": action, "agent": "main", "message_type": "action"})
+        history.append({"role": "user", "content": observation, "agent": "main",
+                        "message_type": "observation"})
+    return {
+        "environment": "main",
+        "trajectory": [{"action": action, "observation": observation, "response": thought,
+                        "thought": thought, "execution_time": 0.1, "state": {}}
+                       for thought, action, observation in steps],
+        "history": history,
+        "info": {"submission": steps[-1][2], "exit_status": "submitted",
+                 "model_stats": {"instance_cost": 0.0131, "tokens_sent": 4210,
+                                 "tokens_received": 187, "api_calls": 5}},
+        "replay_config": json.dumps({"agent": {"model": {"name": "gpt-4o"}}}),
+    }
+
+
+def write_older_swe_agent_run(path: Path) -> dict[str, Any]:
+    """Writes :func:`older_swe_agent_run` to ``path``; returns what it wrote."""
+    doc = older_swe_agent_run()
+    path.write_text(json.dumps(doc))
+    return doc

@@ -4,7 +4,6 @@ claim first) and verifies an evidence quote taken from a tool's output."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +13,10 @@ from judgekit.cli import main
 from judgekit.testing import FakeAPIServer, Reply, prompt_of
 from tests.audit.helpers import agent_verdict
 
-from .conftest import FIXTURES
+from .conftest import write_older_swe_agent_run
 
 # a line of the SWE-agent trajectory's output of its `find_file` call
-OUTPUT_QUOTE = 'Found 1 matches for "missing_colon.py" in /SWE-agent__test-repo'
+OUTPUT_QUOTE = 'Found 1 matches for "calc.py" in /repo'
 
 
 @pytest.fixture(autouse=True)
@@ -33,7 +32,7 @@ def test_audit_prompt_holds_the_tool_calls_and_a_tool_output_quote_verifies(
          "agent_diff": "", "test": {"exit_code": 1, "output": "1 failed in 0.1s"}}]}))
     sessions = tmp_path / "sessions"
     sessions.mkdir()
-    shutil.copy(FIXTURES / "swe-agent-1.traj", sessions / "t1.traj")
+    write_older_swe_agent_run(sessions / "t1.traj")  # its final message: "The bug is fixed"
     prompts: list[str] = []
 
     def judge(api: str, body: dict[str, Any]) -> Reply:
@@ -47,7 +46,7 @@ def test_audit_prompt_holds_the_tool_calls_and_a_tool_output_quote_verifies(
                      "--no-similarity", "--no-cache"])
     assert code == 0
     prompt = prompts[0]
-    assert "[tool call 1] find_file: find_file missing_colon.py" in prompt
+    assert "[tool call 1] find_file: find_file calc.py" in prompt
     assert "[final message of the agent]" in prompt
     assert "the final message claims success, but the test status is not passed" in prompt
     (record,) = [json.loads(line) for line in (out / "audit.jsonl").read_text().splitlines()]

@@ -8,16 +8,18 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from judgekit.execute import AgentCommand, MirrorCache, Workspace, run_agent
 from judgekit.execute.attempt import AttemptSettings
 from judgekit.ingest.suites import RepoSource
 from tests.clirun import judgekit
 from tests.execute.conftest import Project, project  # noqa: F401  (a fixture)
 
-from .conftest import FIXTURES, KEY
+from .conftest import FIXTURES, KEY, write_older_swe_agent_run
 from .test_real_sessions import _mini
 
-SWE_AGENT = FIXTURES / "swe-agent-1.traj"
+SWE_AGENT = FIXTURES / "swe-agent-1.1-submitted.traj"
 
 
 def _arm(proc_stdout: str, arm: str) -> dict:
@@ -33,24 +35,27 @@ def test_transcripts_dir_is_matched_by_task_id(tmp_path: Path) -> None:
          "test": {"exit_code": 0, "output": "1 passed in 0.1s"}}]}))
     transcripts = tmp_path / "sessions"
     transcripts.mkdir()
-    shutil.copy(SWE_AGENT, transcripts / "t1.traj")
+    doc = write_older_swe_agent_run(transcripts / "t1.traj")
+    steps, stats = len(doc["trajectory"]), doc["info"]["model_stats"]
     (transcripts / "t2.traj").write_text('{"trajectory": [1], "info": {}}')  # malformed
     (transcripts / "t9.traj").write_text("{not json")  # no such task
     proc = judgekit("score", run, "--transcripts", transcripts, "--json", "--no-similarity")
     assert proc.returncode == 0, proc.stderr
     arm = _arm(proc.stdout, "a")
-    assert arm["n_with_transcript"] == 1 and arm["mean_turns"] == 5
-    assert arm["mean_tokens_in"] == 7141 and arm["mean_cost_usd"] > 0
-    # its final message says the error "has been fixed" while its tests failed
+    assert arm["n_with_transcript"] == 1 and arm["mean_turns"] == steps
+    assert arm["mean_tokens_in"] == stats["tokens_sent"]
+    assert arm["mean_cost_usd"] == pytest.approx(stats["instance_cost"])
+    # its final message says "The bug is fixed" while its tests failed
     assert arm["n_claimed_unverified"] == 1 and arm["claimed_unverified"] == ["t1 / a / attempt 0"]
     rows = {r["task_id"]: r for r in json.loads(proc.stdout)["results"]}
-    assert rows["t1"]["tool_calls"] == 5 and rows["t2"]["tool_calls"] is None
+    assert rows["t1"]["tool_calls"] == steps and rows["t2"]["tool_calls"] is None
     warnings = json.loads(proc.stdout)["warnings"]
     assert any(w.startswith("1 transcript file(s) could not be read: ") and "t2.traj" in w
                for w in warnings)
     assert any("1 file(s) beside the transcripts name no result's task" in w
                and "t9.traj" in w for w in warnings)
-    assert ("transcripts: a: 1 of 2 results, 5.0 turns, 5.0 tool calls" in proc.stderr
+    assert (f"transcripts: a: 1 of 2 results, {steps:.1f} turns, {steps:.1f} tool calls"
+            in proc.stderr
             and "1 claim success their tests deny: t1 / a / attempt 0" in proc.stderr)
 
 
@@ -70,7 +75,7 @@ def test_swebench_predictions_with_trajs_beside_them(tmp_path: Path) -> None:
 
 def test_mini_swe_agent_batch_layout(tmp_path: Path) -> None:
     (tmp_path / "inst-1").mkdir()
-    shutil.copy(FIXTURES / "mini-swe-agent-messages.traj.json",
+    shutil.copy(FIXTURES / "mini-swe-agent-list.traj.json",
                 tmp_path / "inst-1" / "inst-1.traj.json")
     preds = tmp_path / "preds.json"
     preds.write_text(json.dumps({"inst-1": {"instance_id": "inst-1", "model_name_or_path": "m",
@@ -314,7 +319,7 @@ def test_claims_are_counted_against_tests_that_deny_them_and_apart_where_none_de
              "confirmed": {"exit_code": 0, "output": "1 passed in 0.1s"}}
     results = []
     for task in ("denied", "confirmed", "untested"):
-        shutil.copy(SWE_AGENT, kept / f"{task}.traj")  # its final message claims a fix
+        write_older_swe_agent_run(kept / f"{task}.traj")  # its final message claims a fix
         result = {"task": {"id": task}, "arm": "a", "agent_diff": "",
                   "metadata": {"transcript_file": f"sessions/{task}.traj"}}
         if task in tests:

@@ -14,35 +14,62 @@ from judgekit.ingest.transcripts import (
 from judgekit.secretscan import SecretScrubber
 from tests.clirun import judgekit
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, write_older_swe_agent_run
+
+SUBMITTED = FIXTURES / "swe-agent-1.1-submitted.traj"
 
 
-def test_swe_agent_trajectory_published_by_swe_agent() -> None:
-    t = read_transcript(FIXTURES / "swe-agent-1.traj")
+def test_swe_agent_trajectory_written_by_swe_agent() -> None:
+    doc = json.loads(SUBMITTED.read_text())
+    stats = doc["info"]["model_stats"]
+    t = read_transcript(SUBMITTED)
+    assert t.format == "swe-agent" and t.exit_status == doc["info"]["exit_status"]
+    assert [c.name for c in t.tool_calls] == ["bash", "bash", "str_replace_editor", "bash",
+                                              "submit", "submit"]
+    assert t.tool_calls[0].arguments["command"] == "ls && cat greet.py"
+    assert "greet.py" in (t.tool_calls[0].output or "")
+    assert t.patch_files == ["greet.py"]
+    assert (t.tokens_in, t.tokens_out) == (stats["tokens_sent"], stats["tokens_received"])
+    assert t.model == json.loads(doc["replay_config"])["agent"]["model"]["name"]
+    assert t.cost_usd == pytest.approx(stats["instance_cost"])
+    assert t.n_turns == len(doc["trajectory"])
+
+
+def test_older_swe_agent_trajectory_without_tool_calls(tmp_path: Path) -> None:
+    doc = write_older_swe_agent_run(tmp_path / "t1.traj")
+    stats = doc["info"]["model_stats"]
+    t = read_transcript(tmp_path / "t1.traj")
     assert t.format == "swe-agent" and t.exit_status == "submitted"
+    # named by the action's first word; the submit step only the trajectory holds
     assert [c.name for c in t.tool_calls] == ["find_file", "open", "edit", "bash", "submit"]
-    assert t.tool_calls[0].arguments["command"] == "find_file missing_colon.py"
+    assert t.tool_calls[0].arguments["command"] == "find_file calc.py"
     assert "Found 1 matches" in (t.tool_calls[0].output or "")
-    assert t.patch_files == ["tests/missing_colon.py"]
-    assert (t.tokens_in, t.tokens_out, t.model) == (7141, 243, "gpt-4o")
-    assert t.cost_usd == pytest.approx(0.01952)
-    assert t.n_turns == 5
+    assert t.tool_calls[-1].output == doc["trajectory"][-1]["observation"]
+    assert t.patch_files == ["calc.py"]
+    assert (t.tokens_in, t.tokens_out, t.model) == (stats["tokens_sent"],
+                                                     stats["tokens_received"], "gpt-4o")
+    assert t.cost_usd == pytest.approx(stats["instance_cost"])
+    assert t.n_turns == len(doc["trajectory"])
+    assert t.final_message == doc["trajectory"][-1]["thought"]
 
 
 def test_a_transcript_written_reads_back_the_same() -> None:
     from judgekit.ingest.models import RunResult, Task
 
-    t = read_transcript(FIXTURES / "swe-agent-1.traj")
+    t = read_transcript(SUBMITTED)
     result = RunResult(task=Task(id="t1"), arm="a", session=t)
     again = RunResult.model_validate(json.loads(result.model_dump_json()))
-    assert again.session == t and again.session.n_turns == 5
+    assert again.session == t
+    assert again.session.n_turns == len(json.loads(SUBMITTED.read_text())["trajectory"])
 
 
 def test_mini_swe_agent_bare_message_list() -> None:
-    t = read_transcript(FIXTURES / "mini-swe-agent-messages.traj.json")
+    t = read_transcript(FIXTURES / "mini-swe-agent-list.traj.json")
     assert t.format == "mini-swe-agent" and t.exit_status == "submitted"
-    assert t.tool_calls[0].arguments == {"command": "echo 'hello world'"}
-    assert (t.tool_calls[0].exit_code, t.tool_calls[0].output) == (0, "hello world\n")
+    assert t.tool_calls[0].arguments == {
+        "command": "python3 -c 'import calc; print(calc.add(2, 3))'"}
+    assert (t.tool_calls[0].exit_code, t.tool_calls[0].output) == (0, "-1\n")
+    assert t.tool_calls[1].arguments == {"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}
     assert t.cost_usd is None and t.tokens_in is None
 
 
@@ -125,17 +152,25 @@ def test_claims_of_success(message: str, claim: bool) -> None:
     assert claims_success(message) is claim
 
 
-def test_aider_chat_history_published_by_aider() -> None:
-    t = read_transcript(FIXTURES / "aider.chat.history.md")
+def test_aider_chat_history_of_two_sessions_ending_interrupted(tmp_path: Path) -> None:
+    path = FIXTURES / "aider-two-sessions.chat.history.md"
+    t = read_transcript(path)
     assert t.format == "aider"
     assert [c.name for c in t.tool_calls] == ["edit"]
     (edit,) = t.tool_calls[0].arguments["edits"]  # the reply's one search/replace block
-    assert t.tool_calls[0].arguments["path"] == "aider/utils.py"
-    assert edit["search"].startswith("def run_install(cmd):\n")
-    assert "Spinner(" in edit["replace"] and t.patch_files == ["aider/utils.py"]
-    assert t.turns[0] == Turn(role="user", text="Use the Spinner instead of the inlined custom "
-                                               "spinner")
-    # "Tokens: 5,244 sent, 604 received" and "12,566 sent, 84 received"
-    assert (t.tokens_in, t.tokens_out) == (5244 + 12566, 604 + 84)
-    assert t.cost_usd == pytest.approx(0.02 + 0.0019)  # each aider session's last total
+    assert t.tool_calls[0].arguments["path"] == "inventory.py"
+    assert edit["search"].startswith("def restock(items, order):\n")
+    assert "if item.count < item.minimum:" in edit["replace"]
+    assert t.patch_files == ["inventory.py"]
+    assert t.turns[0] == Turn(role="user", text="Make restock skip items that are already "
+                                               "above their minimum")
+    # "Tokens: 3,180 sent, 412 received" and "11,905 sent, 97 received"
+    assert (t.tokens_in, t.tokens_out) == (3180 + 11905, 412 + 97)
+    assert t.cost_usd == pytest.approx(0.01 + 0.0021)  # each aider session's last total
     assert t.exit_status == "interrupted"  # the history ends with ^C KeyboardInterrupt
+    assert t.model == "gpt-4o-mini"  # the last session's "Model:" line
+    # the first session alone: the older "Models: MAIN with ..., weak model ..." line
+    first = tmp_path / ".aider.chat.history.md"
+    text = path.read_text()
+    first.write_text(text[:text.index("# aider chat started", text.index("# aider chat") + 1)])
+    assert read_transcript(first).model == "claude-3-5-sonnet-20240620"
