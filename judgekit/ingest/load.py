@@ -49,6 +49,13 @@ _OUTPUT_NAMES = {SUMMARY_FILE, RESULTS_FILE}
 _SUMMARY_KEYS = {"results", "arms", "comparisons"}
 _SCORED_KEYS = {"task_id", "arm", "test_status"}
 _MAX_LISTED = 5
+
+
+def _s(n: int, *, verb: bool = False) -> str:
+    """The ending of a noun (``results``) or of its verb (``names``) for ``n`` of them."""
+    return ("s" if n == 1 else "") if verb else ("s" if n != 1 else "")
+
+
 MAX_LINE_BYTES = 64 * 1024 * 1024
 """Longest line of a JSON-lines file judgekit reads whole (and longest result of a document read
 a result at a time); a longer one is read with its long strings cut."""
@@ -124,28 +131,21 @@ class _Notes:
             if items:
                 shown = ", ".join(items[:_MAX_LISTED])
                 more = f" and {len(items) - _MAX_LISTED} more" if len(items) > _MAX_LISTED else ""
-                out.append(f"{len(items)} file{'s' if len(items) != 1 else ''} {what}: "
+                out.append(f"{len(items)} file{_s(len(items))} {what}: "
                            f"{shown}{more}")
-        if self.n_duplicates:
-            shown = "; ".join(self.duplicates[:_MAX_LISTED])
-            more = (f"; and {self.n_duplicates - _MAX_LISTED} more"
-                    if self.n_duplicates > _MAX_LISTED else "")
-            out.append(f"{self.n_duplicates} duplicate result"
-                       f"{'s' if self.n_duplicates != 1 else ''} (same run, task, arm and "
-                       f"attempt) loaded once: {shown}{more}")
-        if self.n_transcripts:
-            shown = "; ".join(self.transcripts[:_MAX_LISTED])
-            more = (f"; and {self.n_transcripts - _MAX_LISTED} more"
-                    if self.n_transcripts > _MAX_LISTED else "")
-            out.append(f"{self.n_transcripts} result{'s' if self.n_transcripts != 1 else ''} "
-                       f"name{'' if self.n_transcripts != 1 else 's'} a transcript file that "
-                       f"could not be read (loaded without it): {shown}{more}")
-        if self.n_raw_transcripts:
-            n = self.n_raw_transcripts
-            shown = "; ".join(self.raw_transcripts[:_MAX_LISTED])
-            more = f"; and {n - _MAX_LISTED} more" if n > _MAX_LISTED else ""
-            out.append(f"{n} result{'s' if n != 1 else ''} name{'' if n != 1 else 's'} a "
-                       f"transcript file of no known format (kept as raw text): {shown}{more}")
+        dup, bad, raw = self.n_duplicates, self.n_transcripts, self.n_raw_transcripts
+        for n, listed, said in (
+            (dup, self.duplicates, f"duplicate result{_s(dup)} (same run, task, arm and "
+                                   "attempt) loaded once"),
+            (bad, self.transcripts, f"result{_s(bad)} name{_s(bad, verb=True)} a transcript "
+                                    "file that could not be read (loaded without it)"),
+            (raw, self.raw_transcripts, f"result{_s(raw)} name{_s(raw, verb=True)} a "
+                                        "transcript file of no known format (kept as raw "
+                                        "text)"),
+        ):
+            if n:
+                more = f"; and {n - _MAX_LISTED} more" if n > _MAX_LISTED else ""
+                out.append(f"{n} {said}: {'; '.join(listed[:_MAX_LISTED])}{more}")
         return out
 
     def transcript(self, reading: Reading[T], item: T) -> None:
