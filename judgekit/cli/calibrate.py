@@ -144,6 +144,26 @@ def _is_review_audit_labels(path: Path) -> bool:
     return path.name == AUDIT_FILE and path.parent.name == LABELS_DIR
 
 
+def _review_pairwise_labels(path: Path, check: Any) -> Any:
+    """``labels/pairwise.jsonl`` of an output directory, read as judgekit review writes it
+    (lines not whole reported and left out); None for any other file."""
+    from judgekit.outputs import LABELS_DIR
+    from judgekit.review.labels import PAIRWISE_FILE, pairwise_gold_set
+
+    if path.name != PAIRWISE_FILE or path.parent.name != LABELS_DIR:
+        return None
+    bad: list[str] = []
+    gold = pairwise_gold_set(path.parent.parent, check.pair_fresh if check else None, bad)
+    _say_bad(bad)
+    return gold
+
+
+def _say_bad(bad: list[str]) -> None:
+    """One line per label line left out as not whole (the file is not changed)."""
+    for line in bad:
+        say(f"calibrate: left out, kept in the file: {line}")
+
+
 def _label_check(verdicts: Path) -> Any:
     """What tells stale labels (given to content that has changed since) of an output
     directory; None for a records file alone."""
@@ -165,8 +185,10 @@ def _run_audit(args: argparse.Namespace) -> int:
         from judgekit.review.labels import audit_label_set
 
         check = _label_check(args.verdicts)
+        bad: list[str] = []
         labels = audit_label_set(args.labels.parent.parent,
-                                 check.audit_fresh if check else None)
+                                 check.audit_fresh if check else None, bad)
+        _say_bad(bad)
     else:
         labels = read_labels(args.labels, args.label_column)
     result = calibrate(verdicts, labels,
@@ -334,7 +356,8 @@ def _run_pairwise(args: argparse.Namespace) -> int:
     records_path = _pair_records_path(args.verdicts)
     records = load_records(records_path, PairRecord)
     check = _label_check(args.verdicts)
-    gold = read_gold(args.labels, check.pair_fresh if check else None)
+    gold = _review_pairwise_labels(args.labels, check) or \
+        read_gold(args.labels, check.pair_fresh if check else None)
     result = calibrate_pairwise(
         records, gold, default_judge=_default_judge(records_path),
         labels_file=args.labels.name,

@@ -4,9 +4,14 @@ the judge's verdict (docs/review.md)."""
 from __future__ import annotations
 
 import argparse
+import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judgekit.cli._common import say
+
+if TYPE_CHECKING:
+    from judgekit.review import ReviewServer
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -18,7 +23,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                     "k; ? shows them); the judge's verdicts are shown once the item is "
                     "labelled. Labels are appended to DIR/labels/pairwise.jsonl and "
                     "DIR/labels/audit.jsonl as they are given. Listens on 127.0.0.1 only; "
-                    "the printed URL carries the session's token.")
+                    "the printed URL carries the session's token (the browser is opened "
+                    "through a private local page, never with the token on its command "
+                    "line). An output with nothing to label is refused (exit 2).")
     p.add_argument("dir", type=Path, metavar="DIR", help="a directory written by --out")
     p.add_argument("--port", type=int, default=0, metavar="N",
                    help="the port on 127.0.0.1 (default: any free port)")
@@ -30,22 +37,39 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def _open_browser(server: ReviewServer, page: Path) -> None:
+    """Open the private launcher ``page`` (its path, not the token, on the browser's command
+    line); remove it once the app's page has been served."""
     import webbrowser
 
+    from judgekit.review.launch import remove_launcher
+
+    if not webbrowser.open(page.as_uri()):
+        say("review: no browser could be started: open the URL above")
+        remove_launcher(page)
+        return
+    server.page_served.wait()
+    remove_launcher(page)
+
+
+def run(args: argparse.Namespace) -> int:
     from judgekit import stats
-    from judgekit.errors import ConfigError
+    from judgekit.errors import ConfigError, InputError
     from judgekit.review import LabelStore, ReviewServer, ReviewState, load_queue
+    from judgekit.review.launch import launcher_page, remove_launcher
 
     if not 0 <= args.port <= 65535:
         raise ConfigError(f"{{option:port}} {args.port}: not a port number (0 to 65535)")
     if not args.labeller.strip():
         raise ConfigError("{option:labeller}: give a name")
     queue = load_queue(args.dir, stats.DEFAULT_SEED if args.seed is None else args.seed)
+    if not queue.items:
+        raise InputError(args.dir, None, "nothing to label: no compared pair "
+                         "(pairwise.jsonl) and no audited result (audit.jsonl); "
+                         "`judgekit judge` or `judgekit audit` with --out writes them")
     store = LabelStore(args.dir, args.labeller.strip())
-    if store.torn_lines:
-        say(f"review: {store.torn_lines} label line(s) cut short by a crash were dropped "
-            f"from {store.dir}")
+    for line in store.bad_lines:
+        say(f"review: not a whole label, left out (kept in the file): {line}")
     if queue.missing_runs:
         say(f"review: {queue.missing_runs} result(s) of the records are not in runs.jsonl; "
             "their items show no diff or text")
@@ -64,12 +88,16 @@ def run(args: argparse.Namespace) -> int:
     say(f"review: {len(queue.items)} item(s), {done} labelled by {store.labeller}; "
         "stop with Ctrl-C")
     print(server.url, flush=True)
+    page = None
     if not args.no_browser:
-        webbrowser.open(server.url)
+        page = launcher_page(server.url)
+        threading.Thread(target=_open_browser, args=(server, page), daemon=True).start()
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
         server.server_close()
+        if page is not None:
+            remove_launcher(page)
     return 0

@@ -200,9 +200,16 @@ def read_gold(path: str | Path, fresh: Callable[[GoldLabel], bool] | None = None
     p = Path(path)
     if not p.is_file():
         raise InputError(p, None, "labels file not found")
+    return gold_set(p, _rows(p), fresh)
+
+
+def gold_set(p: Path, read: list[tuple[int, dict[str, object]]],
+             fresh: Callable[[GoldLabel], bool] | None = None) -> GoldSet:
+    """The labels of the rows ``read`` from ``p`` (line number, row), as :func:`read_gold`
+    gives them."""
     groups: dict[str, dict[Key, tuple[int, GoldLabel]]] = {}
     rows = blank = stale = 0
-    for n, raw in _rows(p):
+    for n, raw in read:
         rows += 1
         row = _normalise(raw)
         if row.get("label") in ("", None) and "label" in row:

@@ -155,19 +155,24 @@ class PairItem(_Item[PairRecord]):
     def reveal(self) -> dict[str, Any]:
         left, right = self.sides()
 
+        arm_a, arm_b = self.record.arm_a, self.record.arm_b
+
         def side_of(winner: str) -> str:
             return "left" if winner == left else "right" if winner == right else "draw"
 
         def dims(dimensions: dict[str, Any]) -> dict[str, Any]:
             out = {}
             for dim, d in dimensions.items():
-                out[dim] = {"winner": d.winner, "winner_side": side_of(d.winner),
+                answered = d.state == "valid"  # else no answer: neither a draw nor a side
+                out[dim] = {"winner": d.winner if answered else None,
+                            "winner_side": side_of(d.winner) if answered else None,
                             "state": d.state, "position_bias": d.position_bias,
-                            # each order's answer, named by the arm shown first in it
+                            # each order's answer as the arm it chose (not the slot
+                            # letter), named by the arm shown first in it
                             "orders": [
-                                {"first": self.record.arm_a, "answer": d.order1,
+                                {"first": arm_a, "answer": arm_answer(d.order1, arm_a, arm_b),
                                  "reasoning": d.reasoning1},
-                                {"first": self.record.arm_b, "answer": d.order2,
+                                {"first": arm_b, "answer": arm_answer(d.order2, arm_b, arm_a),
                                  "reasoning": d.reasoning2}]}
             return out
 
@@ -176,6 +181,17 @@ class PairItem(_Item[PairRecord]):
                 "verdict": dims(self.record.dimensions),
                 "judges": {name: dims(j.dimensions)
                            for name, j in (self.record.judges or {}).items()}}
+
+
+def arm_answer(slot: str | None, first: str, second: str) -> str | None:
+    """The arm a judge's slot answer chose in an order that showed ``first`` as Solution A:
+    its name, ``tie``, or None (no answer).
+
+    Example:
+        >>> arm_answer("A", "x", "y"), arm_answer("B", "x", "y"), arm_answer(None, "x", "y")
+        ('x', 'y', None)
+    """
+    return {"A": first, "B": second}.get(slot, slot) if slot is not None else None
 
 
 @dataclass

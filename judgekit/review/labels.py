@@ -3,9 +3,10 @@
 ``labels/pairwise.jsonl`` holds :class:`~judgekit.pairwise.gold.GoldLabel` lines (what
 ``judgekit schema pairwise-label`` describes, with ``labeller``, ``time`` and
 ``shown_sha256``); ``labels/audit.jsonl`` holds :class:`AuditLabel` lines. A later line for
-the same item by the same labeller supersedes an earlier one. A line cut short by a crash
-(the server acknowledges a label only after it is synced) is dropped on the next start and
-counted.
+the same item by the same labeller supersedes an earlier one. The files are read and
+appended by :mod:`judgekit.review.labelfile`: never through a link, each label a whole line
+or nothing (the server acknowledges a label only once it is synced); a line that is not a
+whole label (cut short by a crash) is left out and reported, never removed.
 
 Example:
     >>> import tempfile
@@ -20,7 +21,6 @@ Example:
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
@@ -33,8 +33,9 @@ from judgekit.audit.calibrate import LabelSet, majority_labels
 from judgekit.audit.kind import AUDIT
 from judgekit.errors import InputError
 from judgekit.outputs import LABELS_DIR
-from judgekit.pairwise.gold import GoldLabel, Label
+from judgekit.pairwise.gold import GoldLabel, GoldSet, Label, gold_set
 from judgekit.pairwise.kind import PAIRWISE
+from judgekit.review.labelfile import append_line, read_label_lines
 
 #: the labels of each step's records are kept under its records file's name.
 PAIRWISE_FILE = str(PAIRWISE.records_file)
@@ -76,74 +77,36 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _read_lines(path: Path, *, cut: bool = True
-                ) -> tuple[list[tuple[int, dict[str, object]]], int]:
-    """The JSON objects of ``path`` with their line numbers, and how many torn lines (a
-    last line without its newline, left by a crash) were cut off the file (with ``cut``;
-    else only left out)."""
-    if not path.is_file():
-        return [], 0
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read ({exc.strerror or exc})") from None
-    torn = 0
-    if data and not data.endswith(b"\n"):
-        keep = data.rfind(b"\n") + 1
-        if not cut:
-            return _parse(path, data[:keep]), 1
-        with path.open("r+b") as fh:  # never acknowledged: the server syncs before it answers
-            fh.truncate(keep)
-            fh.flush()
-            os.fsync(fh.fileno())
-        data, torn = data[:keep], 1
-    return _parse(path, data), torn
-
-
-def _parse(path: Path, data: bytes) -> list[tuple[int, dict[str, object]]]:
-    rows = []
-    for n, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, f"line {n}", f"malformed JSON ({exc.msg})") from None
-        if not isinstance(obj, dict):
-            raise InputError(path, f"line {n}", "expected a JSON object")
-        rows.append((n, obj))
-    return rows
-
-
-def _append(path: Path, line: str) -> None:
-    """Append one line and sync it (and, for a new file, its directory) before returning."""
-    new = not path.exists()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, line.encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    if new:
-        dfd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
+def _read_lines(out_dir: Path, name: str, bad: list[str] | None = None
+                ) -> list[tuple[int, dict[str, object]]]:
+    """The JSON objects of ``out_dir/labels/name`` with their line numbers; each line that
+    is not a whole label (a fragment left by a crash, never confirmed) is left out, kept in
+    the file, and described in ``bad``."""
+    got = read_label_lines(out_dir, name)
+    if bad is not None:
+        path = out_dir / LABELS_DIR / name
+        bad.extend(f"{path}: line {n}: {why}" for n, why in got.bad)
+    return got.rows
 
 
 def audit_label_set(out_dir: Path,
-                    fresh: Callable[[AuditLabel], bool] | None = None) -> LabelSet:
+                    fresh: Callable[[AuditLabel], bool] | None = None,
+                    bad: list[str] | None = None) -> LabelSet:
     """The audit labels of ``out_dir/labels/audit.jsonl`` as ``judgekit calibrate`` measures
     them: each labeller's last label per result, then per task the majority of them (a
-    task whose labels split evenly is a tie, left out). A torn last line is left out (the
-    file is not changed) and counted with the blank rows. With two or more labellers, each
+    task whose labels split evenly is a tie, left out). A line that is not a whole label
+    is left out (the file is not changed), counted with the blank rows and described in
+    ``bad``. With two or more labellers, each
     one's own task labels too, and each result's labels by labeller. A labeller's last
     label that ``fresh`` rejects is stale: left out and counted."""
     path = out_dir / LABELS_DIR / AUDIT_FILE
     if not path.is_file():
         raise InputError(path, None, "labels file not found")
-    rows, torn = _read_lines(path, cut=False)
+    found: list[str] = []
+    rows = _read_lines(out_dir, AUDIT_FILE, found)
+    torn = len(found)
+    if bad is not None:
+        bad.extend(found)
     last: dict[tuple[str, AuditKey], AuditLabel] = {}
     for n, obj in rows:
         a = LabelStore._validate(AuditLabel, obj, path, n)
@@ -159,6 +122,18 @@ def audit_label_set(out_dir: Path,
         for a in last.values():
             out.by_result.setdefault(_result_name(a.key()), {})[a.labeller] = a.label
     return out
+
+
+def pairwise_gold_set(out_dir: Path, fresh: Callable[[GoldLabel], bool] | None = None,
+                      bad: list[str] | None = None) -> GoldSet:
+    """The pairwise labels of ``out_dir/labels/pairwise.jsonl`` as ``judgekit calibrate``
+    measures them (:func:`~judgekit.pairwise.gold.read_gold`), read as the app writes them:
+    never through a link, each line that is not a whole label left out, kept in the file
+    and described in ``bad``."""
+    path = out_dir / LABELS_DIR / PAIRWISE_FILE
+    if not path.is_file():
+        raise InputError(path, None, "labels file not found")
+    return gold_set(path, _read_lines(out_dir, PAIRWISE_FILE, bad), fresh)
 
 
 def _task_labels(given: Iterable[AuditLabel], rows: int | None = None,
@@ -185,18 +160,17 @@ class LabelStore:
     def __init__(self, out_dir: Path, labeller: str) -> None:
         self.dir = out_dir / LABELS_DIR
         self.labeller = labeller
-        self.torn_lines = 0
+        #: each line of the label files that is not a whole label (left out, kept)
+        self.bad_lines: list[str] = []
         self._lock = threading.Lock()
         self.pairwise: dict[PairKey, GoldLabel] = {}
         self.audit: dict[AuditKey, AuditLabel] = {}
-        rows, torn = _read_lines(self.dir / PAIRWISE_FILE)
-        self.torn_lines += torn
+        rows = _read_lines(out_dir, PAIRWISE_FILE, self.bad_lines)
         for n, obj in rows:
             g = self._validate(GoldLabel, obj, self.dir / PAIRWISE_FILE, n)
             if g.labeller == labeller:
                 self.pairwise[_pair_key(g)] = g
-        rows, torn = _read_lines(self.dir / AUDIT_FILE)
-        self.torn_lines += torn
+        rows = _read_lines(out_dir, AUDIT_FILE, self.bad_lines)
         for n, obj in rows:
             a = self._validate(AuditLabel, obj, self.dir / AUDIT_FILE, n)
             if a.labeller == labeller:
@@ -235,6 +209,5 @@ class LabelStore:
         """Append ``label`` to file ``name`` and sync it, then keep it as ``table[key]``."""
         line = json.dumps(label.model_dump(mode="json", exclude_none=True)) + "\n"
         with self._lock:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            _append(self.dir / name, line)
+            append_line(self.dir.parent, name, line.encode("utf-8"))
             table[key] = label

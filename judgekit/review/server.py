@@ -5,19 +5,34 @@ Routes: ``GET /?token=T`` the page; ``GET /static/NAME`` its script and style (n
 ``GET /api/queue``, ``GET /api/item?i=N`` and ``POST /api/label`` with the token in the
 ``X-Review-Token`` header. A request whose ``Host`` is not the app's address, whose
 ``Origin`` is another site's, or that lacks the token is answered 403 and changes nothing.
+A body that is not a JSON object of at most :data:`MAX_BODY` bytes (malformed, nested too
+deep, cut short) is answered 400; a label that could not be stored whole, 500 with the
+reason, and nothing of it is in the file.
+
+Connections are bounded: each is closed after :data:`IDLE_TIMEOUT_S` seconds without a
+byte, and at most ``max_connections`` are open at once (a thread each). A connection that
+would go over the cap closes the one idle longest (a connection is idle while it waits for
+or reads a request's first line and headers, before anything is checked): idle
+connections, however many are opened, never keep the labeller's own requests waiting.
 """
 
 from __future__ import annotations
 
+import errno
 import hmac
 import json
+import resource
 import secrets
+import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from judgekit.errors import InputError, JudgekitError
+from judgekit.jsonread import loads
 from judgekit.review.items import AuditItem, Item, PairItem, Queue
 from judgekit.pairwise.gold import GoldLabel
 from judgekit.review.labels import AuditLabel, LabelStore
@@ -25,6 +40,10 @@ from judgekit.review.labels import AuditLabel, LabelStore
 HOST = "127.0.0.1"
 TOKEN_HEADER = "X-Review-Token"
 MAX_BODY = 16_384
+#: seconds a connection may stay without sending a byte before it is closed
+IDLE_TIMEOUT_S = 15.0
+#: the most connections open at once (each holds a thread and a file descriptor)
+MAX_CONNECTIONS = 64
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 STATIC = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"}
@@ -139,16 +158,95 @@ class ReviewState:
         return self.item_view(i)
 
 
+def connection_cap(wanted: int = MAX_CONNECTIONS) -> int:
+    """``wanted``, less where the process may open too few files for it (a descriptor per
+    connection, a margin kept for the label files and the rest)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    return max(2, min(wanted, soft - 32))
+
+
 class ReviewServer(ThreadingHTTPServer):
-    """Serves one :class:`ReviewState` on 127.0.0.1:``port`` (0: any free port)."""
+    """Serves one :class:`ReviewState` on 127.0.0.1:``port`` (0: any free port), with at
+    most ``max_connections`` connections (default :func:`connection_cap`) each closed after
+    ``idle_timeout`` seconds without a byte."""
 
     daemon_threads = True
+    block_on_close = False
+    request_queue_size = 1024  # a burst of connections waits in the backlog, not dropped
 
-    def __init__(self, state: ReviewState, port: int = 0) -> None:
+    def __init__(self, state: ReviewState, port: int = 0, *,
+                 idle_timeout: float = IDLE_TIMEOUT_S,
+                 max_connections: int | None = None) -> None:
         self.state = state
         self.token = secrets.token_urlsafe(24)
         self.write_lock = threading.Lock()
+        self.idle_timeout = idle_timeout
+        self.max_connections = max_connections or connection_cap()
+        #: set once the page has been served with the token
+        self.page_served = threading.Event()
+        #: each open connection: since when it is idle (monotonic), None while busy
+        self._conns: dict[socket.socket, float | None] = {}
+        self._conns_lock = threading.RLock()
+        #: connections closed to make room for newer ones, and refused (none idle)
+        self.evicted = 0
+        self.refused = 0
         super().__init__((HOST, port), _Handler)
+
+    # -- the connection cap ------------------------------------------------------------
+    def open_connections(self) -> int:
+        with self._conns_lock:
+            return len(self._conns)
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        try:
+            return super().get_request()
+        except OSError as exc:
+            if exc.errno not in (errno.EMFILE, errno.ENFILE):  # make room, try once more
+                raise
+            with self._conns_lock:
+                self._evict_locked()
+            return super().get_request()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._conns_lock:
+            while len(self._conns) >= self.max_connections and self._evict_locked():
+                pass
+            if len(self._conns) >= self.max_connections:
+                self.refused += 1
+                self.shutdown_request(request)
+                return
+            self._conns[request] = time.monotonic()
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._conns_lock:
+            self._conns.pop(request, None)
+        super().shutdown_request(request)
+
+    def mark(self, conn: socket.socket, idle: bool) -> None:
+        """Note that ``conn`` waits for a request (idle) or is being answered (busy)."""
+        with self._conns_lock:
+            if conn in self._conns:
+                self._conns[conn] = time.monotonic() if idle else None
+
+    def _evict_locked(self) -> bool:
+        """Close the connection idle longest that has no bytes waiting; False when none
+        is idle."""
+        idle = sorted((since, id(c), c) for c, since in self._conns.items()
+                      if since is not None)
+        for _, _, conn in idle:
+            if _has_bytes_waiting(conn):
+                continue  # a request has arrived: about to be busy
+            del self._conns[conn]
+            try:
+                conn.shutdown(socket.SHUT_RDWR)  # its thread reads the end and finishes
+            except OSError:
+                pass
+            self.evicted += 1
+            return True
+        return False
 
     @property
     def port(self) -> int:
@@ -162,12 +260,35 @@ class ReviewServer(ThreadingHTTPServer):
         return {f"{HOST}:{self.port}", f"localhost:{self.port}"}
 
 
+def _has_bytes_waiting(conn: socket.socket) -> bool:
+    try:
+        return bool(conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
+    except (BlockingIOError, InterruptedError):
+        return False
+    except OSError:
+        return False
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: ReviewServer
     protocol_version = "HTTP/1.1"
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass  # requests carry the token in their URL: never logged
+
+    # -- the connection's state --------------------------------------------------------
+    def setup(self) -> None:
+        self.timeout = self.server.idle_timeout  # each read: at most this long
+        super().setup()
+
+    def handle_one_request(self) -> None:
+        self.server.mark(self.connection, idle=True)
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        ok = super().parse_request()
+        self.server.mark(self.connection, idle=False)
+        return ok
 
     # -- responses ---------------------------------------------------------------------
     def _send(self, code: int, body: bytes, ctype: str) -> None:
@@ -213,6 +334,7 @@ class _Handler(BaseHTTPRequestHandler):
         if url.path == "/":
             if not self._token_ok(next(iter(query.get("token") or []), None)):
                 return self._refuse(403, "token required")
+            self.server.page_served.set()
             return self._send(200, _static("index.html"), "text/html; charset=utf-8")
         if url.path.startswith("/static/") and url.path[8:] in STATIC:
             name = url.path[8:]
@@ -249,15 +371,21 @@ class _Handler(BaseHTTPRequestHandler):
             return self._refuse(400, "bad Content-Length")
         if not 0 < length <= MAX_BODY:
             return self._refuse(413 if length > MAX_BODY else 400, "body size")
-        try:
-            body = json.loads(self.rfile.read(length))
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return self._refuse(400, "malformed JSON")
+        data = self.rfile.read(length)
+        if len(data) != length:
+            self.close_connection = True
+            return self._refuse(400, "body cut short")
+        try:  # judgekit's JSON guard: too deep, malformed, not UTF-8 are one error each
+            body = loads(data, "request body")
+        except InputError as exc:
+            return self._refuse(400, f"malformed JSON ({exc.reason})")
         if not isinstance(body, dict):
             return self._refuse(400, "expected a JSON object")
         try:
             with self.server.write_lock:
                 view = self.server.state.label(body)
-        except ValueError as exc:
+        except (ValueError, TypeError) as exc:
             return self._refuse(400, str(exc))
+        except JudgekitError as exc:  # the label could not be stored: nothing of it was
+            return self._refuse(500, str(exc))
         return self._json(200, view)

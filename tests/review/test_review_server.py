@@ -15,7 +15,7 @@ from judgekit.audit import load_rubric
 from judgekit.pairwise.gold import read_gold
 from judgekit.review.evidence import find_quote
 from judgekit.review.items import load_queue
-from judgekit.review.labels import LabelStore
+from judgekit.review.labels import LabelStore, pairwise_gold_set
 from judgekit.review.server import ReviewState
 from judgekit.testing import FakeAPIServer
 from tests.audit.helpers import standard_results
@@ -105,16 +105,27 @@ def test_a_later_label_by_the_same_labeller_supersedes_and_calibrate_reads_the_l
     assert gold.rows == 2 and [g.label for g in gold.labels.values()] == ["B"]
 
 
-def test_a_line_torn_by_a_crash_is_dropped_and_counted(tmp_path: Path) -> None:
+def test_a_line_torn_by_a_crash_is_left_out_reported_and_never_removed(tmp_path: Path) -> None:
     store = LabelStore(tmp_path, "ana")
     store.add_pairwise("t1", "x", "y", "minimality", "A", shown_sha256="0" * 64)
     path = tmp_path / "labels" / "pairwise.jsonl"
+    fragment = '{"task_id": "t2", "arm_a"'
     with path.open("a") as fh:
-        fh.write('{"task_id": "t2", "arm_a"')  # killed mid-write, never acknowledged
+        fh.write(fragment)  # killed mid-write, never acknowledged
+    before = path.read_bytes()
     again = LabelStore(tmp_path, "ana")
-    assert again.torn_lines == 1 and list(again.pairwise) == [("t1", "x", "y", "minimality", None, None)]
+    assert len(again.bad_lines) == 1 and again.bad_lines[0].startswith(
+        f"{path}: line 2: cut short, no newline")
+    assert list(again.pairwise) == [("t1", "x", "y", "minimality", None, None)]
+    assert path.read_bytes() == before  # reading changes nothing
     again.add_pairwise("t2", "x", "y", "minimality", "draw", shown_sha256="0" * 64)
-    assert len(read_gold(path).labels) == 2
+    lines = path.read_text().splitlines()
+    assert path.read_bytes().startswith(before) and lines[1] == fragment  # kept, whole after
+    assert json.loads(lines[2])["task_id"] == "t2"
+    assert len(pairwise_gold_set(tmp_path).labels) == 2
+    third = LabelStore(tmp_path, "ana")
+    assert [b.split(": ", 2)[1] for b in third.bad_lines] == ["line 2"]
+    assert len(third.pairwise) == 2
 
 
 def test_calibrate_without_labels_names_the_missing_file(judged_out: Path,

@@ -33,7 +33,11 @@
       opts.body = JSON.stringify(body);
     }
     const r = await fetch(path, opts);
-    if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
+    if (!r.ok) {  // the server's reason, when it gave one (a label not stored says why)
+      let why = "";
+      try { why = (await r.json()).error || ""; } catch (e) { why = ""; }
+      throw new Error(`${path}: HTTP ${r.status}` + (why ? `: ${why}` : ""));
+    }
     return r.json();
   }
 
@@ -81,13 +85,25 @@
     return item.view.dimensions.find((d) => !(d in item.labels));
   }
 
+  // An order's answer names the arm the judge chose (never the slot letter it wrote).
+  function orderAnswer(o) {
+    if (o.answer === null || o.answer === undefined) {
+      return item.reveal.identical ? "not asked (identical diffs)" : "no answer";
+    }
+    return o.answer === "tie" ? "tie" : `${o.answer} better`;
+  }
+
   function appendOrders(box, v) {
     for (const o of v.orders) {
-      box.append(el("div", "order", `${o.first} shown first: ${o.answer ?? "no answer"}` +
+      box.append(el("div", "order", `${o.first} shown first: ${orderAnswer(o)}` +
         (o.reasoning ? ` · ${o.reasoning}` : "")));
     }
     if (v.position_bias) box.append(el("div", "warn", "position bias"));
   }
+
+  // A verdict the judge did not give validly is "no answer": not a draw, and neither
+  // agreeing nor disagreeing with the label.
+  function noAnswer(state) { return `no answer (${state})`; }
 
   function pairView() {
     const view = item.view;
@@ -104,9 +120,13 @@
       tr.append(el("td", null, d), el("td", "label", SIDE[item.labels[d]] || "—"));
       if (rev) {
         const v = rev.verdict[d];
-        const agree = v.winner_side === item.labels[d];
-        tr.append(el("td", agree ? "agree" : "disagree",
-          v.winner === "draw" ? "draw" : `${v.winner_side} (${v.winner})`));
+        if (v.state !== "valid") {
+          tr.append(el("td", "noanswer", noAnswer(v.state)));
+        } else {
+          const agree = v.winner_side === item.labels[d];
+          tr.append(el("td", agree ? "agree" : "disagree",
+            v.winner === "draw" ? "draw" : `${v.winner_side} (${v.winner})`));
+        }
         const orders = el("td");
         const jurors = Object.entries(rev.judges);
         // one judge: its two orders; a jury: its verdict combines the jurors' (it has no
@@ -116,8 +136,8 @@
           const j = jv[d];
           if (!j) continue;
           const box = el("div", "juror");
-          box.append(el("div", "juror-name", `${name}: ${j.winner}` +
-            (j.state !== "valid" ? ` (${j.state})` : "")));
+          box.append(el("div", "juror-name", `${name}: ` +
+            (j.state !== "valid" ? noAnswer(j.state) : j.winner)));
           appendOrders(box, j);
           orders.append(box);
         }
@@ -200,9 +220,12 @@
     out.push(el("p", "meta", `tests ${view.test_status}`));
     if (rev) {
       const v = el("section", "verdict");
+      const answered = rev.state === "valid" && rev.score !== null && rev.score !== undefined;
       const agree = rev.score === item.label;
-      v.append(el("h3", agree ? "agree" : "disagree",
-        `judge: ${rev.score ?? "no verdict"} · ${rev.deficiency_type ?? ""} · arm ${rev.arm}, attempt ${rev.attempt}`));
+      v.append(el("h3", !answered ? "noanswer" : agree ? "agree" : "disagree",
+        `judge: ${answered ? rev.score : noAnswer(rev.state)}` +
+        (answered && rev.deficiency_type ? ` · ${rev.deficiency_type}` : "") +
+        ` · arm ${rev.arm}, attempt ${rev.attempt}`));
       for (const f of ["existence_reasoning", "causation_reasoning"]) {
         if (rev.verdict[f]) v.append(el("p", null, `${f.replace("_", " ")}: ${rev.verdict[f]}`));
       }
@@ -216,7 +239,8 @@
         v.append(ul);
       }
       for (const [name, j] of Object.entries(rev.judges)) {
-        v.append(el("p", "juror", `${name}: ${j.score ?? j.state} ${j.deficiency_type ?? ""}`));
+        v.append(el("p", "juror", `${name}: ` + (j.state === "valid" && j.score !== null
+          ? `${j.score} ${j.deficiency_type ?? ""}` : noAnswer(j.state))));
       }
       out.push(v);
     }
