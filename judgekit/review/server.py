@@ -23,7 +23,9 @@ import hmac
 import json
 import resource
 import secrets
+import select
 import socket
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -39,7 +41,8 @@ from judgekit.review.labels import AuditLabel, LabelStore
 
 HOST = "127.0.0.1"
 TOKEN_HEADER = "X-Review-Token"
-MAX_BODY = 16_384
+#: the largest body read (a label's is under 1 KiB; a larger one is answered 413 unread)
+MAX_BODY = 1 << 20
 #: seconds a connection may stay without sending a byte before it is closed
 IDLE_TIMEOUT_S = 15.0
 #: the most connections open at once (each holds a thread and a file descriptor)
@@ -199,6 +202,12 @@ class ReviewServer(ThreadingHTTPServer):
         with self._conns_lock:
             return len(self._conns)
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away mid-answer is no error of the app's: nothing printed."""
+        if isinstance(sys.exc_info()[1], OSError):
+            return
+        super().handle_error(request, client_address)
+
     def get_request(self) -> tuple[socket.socket, Any]:
         try:
             return super().get_request()
@@ -261,11 +270,13 @@ class ReviewServer(ThreadingHTTPServer):
 
 
 def _has_bytes_waiting(conn: socket.socket) -> bool:
+    """Whether ``conn`` has bytes (or its end) to read, asked without waiting (a read on a
+    socket with a timeout would wait for it)."""
     try:
-        return bool(conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
-    except (BlockingIOError, InterruptedError):
-        return False
-    except OSError:
+        poll = select.poll()
+        poll.register(conn.fileno(), select.POLLIN)
+        return bool(poll.poll(0))
+    except (OSError, ValueError):
         return False
 
 
@@ -357,6 +368,8 @@ class _Handler(BaseHTTPRequestHandler):
         return self._refuse(404, "not found")
 
     def do_POST(self) -> None:  # noqa: N802
+        keep_alive = not self.close_connection
+        self.close_connection = True  # until its body is read: it would be taken as a request
         if not self._own_request():
             return self._refuse(403, "foreign host or origin")
         if not self._token_ok(self.headers.get(TOKEN_HEADER)):
@@ -373,8 +386,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._refuse(413 if length > MAX_BODY else 400, "body size")
         data = self.rfile.read(length)
         if len(data) != length:
-            self.close_connection = True
             return self._refuse(400, "body cut short")
+        self.close_connection = not keep_alive
         try:  # judgekit's JSON guard: too deep, malformed, not UTF-8 are one error each
             body = loads(data, "request body")
         except InputError as exc:

@@ -7,7 +7,7 @@ import re
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,12 +106,14 @@ class Served:
     token: str
 
 
-def start_review(out: Path, port: int, *extra: str) -> Served:
-    """``judgekit review OUT --port P --no-browser``, run until its URL is printed."""
+def start_review(out: Path, port: int, *extra: str,
+                 preexec_fn: Callable[[], None] | None = None) -> Served:
+    """``judgekit review OUT --port P --no-browser``, run until its URL is printed
+    (``preexec_fn``: run in the child before it starts, to set a limit, say)."""
     proc = subprocess.Popen([sys.executable, "-m", "judgekit", "review", str(out), "--port",
                              str(port), "--no-browser", *extra],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=preexec_fn)
     assert proc.stdout is not None
     line = proc.stdout.readline().strip()
     m = URL.match(line)
