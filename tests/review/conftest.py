@@ -212,3 +212,33 @@ def jury_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
                              "JUDGEKIT_CACHE": str(tmp / "cache.sqlite")})
     assert proc.returncode == 0, proc.stderr
     return out
+
+
+#: In a task's description: the scripted judge gives no valid answer on that task.
+NO_ANSWER = "UNANSWERABLE"
+
+
+@pytest.fixture(scope="session")
+def unanswered_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``judgekit judge`` over 2 tasks of two arms: the judge answers t1 (preferring the
+    context arm) and gives no valid answer on t0."""
+    tmp = tmp_path_factory.mktemp("unanswered")
+    runs = write_runs(tmp / "runs.json", [
+        r for t in range(2) for r in (
+            result(f"t{t}", BASE, sized_diff(plain_marker(t), 2),
+                   description=NO_ANSWER if t == 0 else "div crashes on zero"),
+            result(f"t{t}", CTX, sized_diff(f"ctxfix{t}", 3),
+                   description=NO_ANSWER if t == 0 else "div crashes on zero"))])
+    out = tmp / "out"
+    judge = prefers("ctxfix")
+
+    def respond(api: str, body: dict[str, Any]) -> Reply:
+        return Reply.invalid_json() if NO_ANSWER in prompt_of(body) else judge(api, body)
+
+    with FakeAPIServer(respond) as server:
+        proc = judgekit("judge", runs, "--judge", JUDGE, "--out", out, "--no-audit",
+                        "--no-similarity",
+                        env={**server.env(), "ANTHROPIC_API_KEY": "test-key",
+                             "JUDGEKIT_CACHE": str(tmp / "cache.sqlite")})
+    assert proc.returncode == 0, proc.stderr
+    return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 from pathlib import Path
@@ -375,3 +376,39 @@ def test_a_jury_is_revealed_juror_by_juror_with_both_orders_and_their_reasons(
             assert text.count(f"{tag} on {dim}") == 2, text
         for arm in (BASE, CTX):
             assert text.count(f"{arm} shown first") == 2, text  # once per juror
+
+
+def test_the_reveal_shows_no_answer_uncoloured_and_names_arms_not_slot_letters(
+        unanswered_out: Path, tmp_path: Path, servers: list[Served]) -> None:
+    out = Path(shutil.copytree(unanswered_out, tmp_path / "out"))
+    served = start_review(out, free_port())
+    servers.append(served)
+    b = Browser(tmp_path / "browser")
+    cells = ("[...document.querySelectorAll('table.dims tr[data-dimension]')]"
+             ".map(tr => [tr.children[2].className, tr.children[2].textContent, "
+             "tr.children[3].textContent])")
+    shown = {}
+    try:
+        b.goto(served.url)
+        b.wait_for("document.body.dataset.state === 'blind'")
+        for i in (0, 1):
+            task = b.eval("document.querySelector('main h2').textContent").rsplit(" ", 1)[1]
+            for _ in DIMS:
+                b.press("d")
+            b.wait_for(f"document.body.dataset.item === '{i}' && "
+                       "document.body.dataset.state === 'revealed'")
+            shown[task] = b.eval(cells)
+            b.screenshot(f"pairwise-revealed-{task}")
+            if i == 0:
+                b.press("j")
+                b.wait_for("document.body.dataset.item === '1'")
+    finally:
+        b.close()
+    for cls, judge, orders in shown["t0"]:  # no valid answer: said so, neither colour
+        assert cls == "noanswer" and judge.startswith("no answer (")
+        assert "draw" not in judge
+        assert orders.count("shown first: no answer") == 2
+    for cls, judge, orders in shown["t1"]:  # answered: the arms named, never A or B
+        assert cls in ("agree", "disagree") and CTX in judge
+        assert orders.count(f"shown first: {CTX} better") == 2
+        assert not re.search(r"\b[AB]\b", orders), orders

@@ -237,11 +237,10 @@ def test_two_labellers_at_once_one_under_a_file_size_limit_lose_no_confirmed_lab
     assert len(confirmed["bo"]) == len(items)
     lines = (out / "labels" / "pairwise.jsonl").read_text().splitlines()
     rows = [json.loads(line) for line in lines]  # every line whole
-    records = [json.loads(x) for x in (out / "pairwise.jsonl").read_text().splitlines()]
-    task_of = {r["task_id"]: n for n, r in enumerate(records)}
-    for who in ("ana", "bo"):
-        assert {(task_of[r["task_id"]], r["dimension"]) for r in rows
-                if r["labeller"] == who} == confirmed[who]
+    for who, s in (("ana", ana), ("bo", bo)):
+        queue = _request(s, "GET", "/api/queue")[1]["items"]  # item i's task, as it serves
+        assert {(queue[i]["task_id"], d) for i, d in confirmed[who]} == {
+            (r["task_id"], r["dimension"]) for r in rows if r["labeller"] == who}
     got = judgekit("calibrate", out, "--json")
     assert got.returncode == 0, got.stderr
     assert "left out" not in got.stderr

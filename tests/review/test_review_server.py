@@ -343,3 +343,25 @@ def test_a_stale_audit_label_does_not_count(audited_out: Path, tmp_path: Path) -
     got = json.loads(judgekit("calibrate", out, "--json").stdout)
     assert got["stale_labels"] == 1
     assert "1 stale labels" in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_the_reveal_names_the_arms_and_a_verdict_never_given_is_no_answer(
+        unanswered_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(unanswered_out, tmp_path / "out"))
+    state = ReviewState(load_queue(out, seed=0), LabelStore(out, "ana"))
+    views = []
+    for i, item in enumerate(state.queue.items):
+        for dim in ("consistency", "completeness", "minimality"):
+            view = state.label({"i": i, "dimension": dim, "choice": "draw"})
+        views.append((item.record, view["reveal"]))
+    assert sorted(rec.task_id for rec, _ in views) == ["t0", "t1"]
+    for rec, reveal in views:
+        for dim, v in reveal["verdict"].items():
+            if rec.task_id == "t0":  # the judge gave no valid answer: no winner, no side
+                assert v["state"] != "valid" and rec.dimensions[dim].winner == "draw"
+                assert v["winner"] is None and v["winner_side"] is None
+                assert [o["answer"] for o in v["orders"]] == [None, None]
+            else:  # each order's answer is the arm chosen, never the slot letter
+                assert v["winner"] == CTX
+                assert [(o["first"], o["answer"]) for o in v["orders"]] == [
+                    (rec.arm_a, CTX), (rec.arm_b, CTX)]
