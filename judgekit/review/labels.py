@@ -102,11 +102,11 @@ def audit_label_set(out_dir: Path,
     path = out_dir / LABELS_DIR / AUDIT_FILE
     if not path.is_file():
         raise InputError(path, None, "labels file not found")
-    found: list[str] = []
-    rows = _read_lines(out_dir, AUDIT_FILE, found)
-    torn = len(found)
+    got = read_label_lines(out_dir, AUDIT_FILE)
+    rows = got.rows
+    torn = len(got.bad) - got.recovered  # the lines left out
     if bad is not None:
-        bad.extend(found)
+        bad.extend(f"{path}: line {n}: {why}" for n, why in got.bad)
     last: dict[tuple[str, AuditKey], AuditLabel] = {}
     for n, obj in rows:
         a = LabelStore._validate(AuditLabel, obj, path, n)

@@ -289,8 +289,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- the connection's state --------------------------------------------------------
     def setup(self) -> None:
-        self.timeout = self.server.idle_timeout  # each read: at most this long
         super().setup()
+        self.connection.settimeout(self.server.idle_timeout)  # each read: at most this long
 
     def handle_one_request(self) -> None:
         self.server.mark(self.connection, idle=True)

@@ -1,5 +1,6 @@
 """The review server refuses what is not its own page's, and labels are kept whatever
-happens: a refused request writes nothing, a later label supersedes, a torn line is dropped."""
+happens: a refused request writes nothing, a later label supersedes, a torn line is left
+out, reported and kept."""
 
 from __future__ import annotations
 
