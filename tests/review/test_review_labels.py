@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import threading
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,10 @@ import pytest
 
 from judgekit.errors import InputError
 from judgekit.review.labelfile import LabelWriteError, read_label_lines
+from judgekit.review.items import load_queue
 from judgekit.review.labels import LabelStore, audit_label_set, pairwise_gold_set
+from judgekit.review.server import ReviewState
+from tests.clirun import judgekit
 
 SHA = "0" * 64
 
@@ -184,3 +188,25 @@ def test_a_fifo_in_place_of_a_label_file_is_refused_without_waiting(tmp_path: Pa
     os.mkfifo(tmp_path / "labels" / "pairwise.jsonl")
     with pytest.raises(InputError, match="not a regular file"):
         LabelStore(tmp_path, "ana")
+
+
+def test_calibrate_reads_every_whole_label_around_a_fragment_and_names_its_line(
+        judged_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(judged_out, tmp_path / "out"))
+    state = ReviewState(load_queue(out, seed=0), LabelStore(out, "ana"))
+    dims = state.item_view(0)["view"]["dimensions"]
+    path = out / "labels" / "pairwise.jsonl"
+    for i in (0, 1):
+        for dim in dims:
+            state.label({"i": i, "dimension": dim, "choice": "left"})
+        if i == 0:
+            with path.open("a") as fh:
+                fh.write('{"task_id": "t9", "ar')  # a crash mid-write: never confirmed
+    before = path.read_bytes()
+    got = judgekit("calibrate", out, "--json")
+    assert got.returncode == 0, got.stderr
+    assert json.loads(got.stdout)["n_labels"] == 2 * len(dims)
+    [said] = [x for x in got.stderr.splitlines() if "left out" in x]
+    assert said.startswith(f"calibrate: left out, kept in the file: {path}: line "
+                           f"{len(dims) + 1}: not a whole label (")
+    assert path.read_bytes() == before
