@@ -25,7 +25,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--labeller", default="anonymous", metavar="NAME",
                    help="whose labels these are (kept with each label; default anonymous)")
     p.add_argument("--seed", type=int, default=None,
-                   help="seed of the sides' shuffle (default: judgekit's fixed seed)")
+                   help="seed of the queue's random order and the sides' shuffle, kept "
+                        "with each label (default: judgekit's fixed seed)")
     p.add_argument("--no-browser", action="store_true", help="print the URL, open nothing")
     p.set_defaults(func=run)
 
@@ -35,14 +36,15 @@ def run(args: argparse.Namespace) -> int:
 
     from judgekit import stats
     from judgekit.errors import ConfigError
-    from judgekit.review import LabelStore, ReviewServer, ReviewState, load_queue
+    from judgekit.review import ReviewServer, load_queue
+    from judgekit.review.sampling import SampledState, SampledStore
 
     if not 0 <= args.port <= 65535:
         raise ConfigError(f"{{option:port}} {args.port}: not a port number (0 to 65535)")
     if not args.labeller.strip():
         raise ConfigError("{option:labeller}: give a name")
     queue = load_queue(args.dir, stats.DEFAULT_SEED if args.seed is None else args.seed)
-    store = LabelStore(args.dir, args.labeller.strip())
+    store = SampledStore(args.dir, args.labeller.strip())
     if store.torn_lines:
         say(f"review: {store.torn_lines} label line(s) cut short by a crash were dropped "
             f"from {store.dir}")
@@ -50,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         say(f"review: {queue.missing_runs} result(s) of the records are not in runs.jsonl; "
             "their items show no diff or text")
     try:
-        server = ReviewServer(ReviewState(queue, store), args.port)
+        server = ReviewServer(SampledState(queue, store, _targets(args.dir)), args.port)
     except OSError as exc:
         raise ConfigError(f"{{option:port}} {args.port}: cannot listen on 127.0.0.1 "
                           f"({exc.strerror or exc})") from None
@@ -61,8 +63,8 @@ def run(args: argparse.Namespace) -> int:
         say(f"review: {stale} label(s) by {store.labeller} were given to content that has "
             "changed since (re-judged): stale, not counted; those items are to be labelled "
             "again")
-    say(f"review: {len(queue.items)} item(s), {done} labelled by {store.labeller}; "
-        "stop with Ctrl-C")
+    say(f"review: {len(queue.items)} item(s) in random order (seed {queue.seed}), {done} "
+        f"labelled by {store.labeller}; stop with Ctrl-C")
     print(server.url, flush=True)
     if not args.no_browser:
         webbrowser.open(server.url)
@@ -73,3 +75,17 @@ def run(args: argparse.Namespace) -> int:
     finally:
         server.server_close()
     return 0
+
+
+def _targets(out: Path) -> dict[str, dict[str, object]]:
+    """The label budgets `judgekit calibrate --target-width` kept in calibration.json."""
+    from judgekit.report.calibration import read_calibration
+    from judgekit.review.sampling import label_targets
+
+    cal = read_calibration(out)
+    if cal is None:
+        return {}
+    return label_targets({
+        "pairwise": [c for dims in (cal.pairwise.corrected if cal.pairwise else {}).values()
+                     for c in dims.values()],
+        "audit": list(cal.audit.corrected.values()) if cal.audit else []})

@@ -1,0 +1,74 @@
+"""The review queue's random order and the labels' record of how each item was chosen."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from judgekit.review.items import load_queue, queue_order
+from judgekit.review.sampling import SampledState, SampledStore
+
+DIMS = ("consistency", "completeness", "minimality")
+
+
+def test_the_order_is_a_seeded_permutation() -> None:
+    assert queue_order(50, 3) == queue_order(50, 3)
+    assert queue_order(50, 3) != queue_order(50, 4)
+    assert sorted(queue_order(50, 3)) == list(range(50))
+
+
+def test_two_sessions_with_one_seed_show_one_order(judged_out: Path) -> None:
+    def tasks(seed: int) -> list[str]:
+        return [f"{it.task_id}/{it.record.attempt_a}" for it in load_queue(judged_out, seed).items]
+    assert tasks(5) == tasks(5)
+    assert tasks(5) != tasks(6)
+    assert sorted(tasks(5)) == sorted(tasks(6))
+
+
+def _state(out: Path, seed: int = 0) -> SampledState:
+    return SampledState(load_queue(out, seed), SampledStore(out, "ana"))
+
+
+def _rows(out: Path) -> list[dict[str, object]]:
+    return [json.loads(x) for x in (out / "labels" / "pairwise.jsonl").read_text().splitlines()]
+
+
+def test_labels_in_queue_order_are_random_and_others_say_how_they_were_chosen(
+        judged_out: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(judged_out, tmp_path / "out"))
+    state = _state(out, seed=11)
+    for i in (0, 1):
+        for dim in DIMS:
+            state.label({"i": i, "dimension": dim, "choice": "left"})
+    state.label({"i": 5, "dimension": DIMS[0], "choice": "draw", "via": "filter"})
+    state.label({"i": 7, "dimension": DIMS[0], "choice": "draw"})
+    state.label({"i": 2, "dimension": DIMS[0], "choice": "right", "via": "filter"})
+    rows = _rows(out)
+    assert [(r["chosen"], r["queue_position"], r["queue_seed"]) for r in rows] == (
+        [("random", 0, 11)] * 3 + [("random", 1, 11)] * 3
+        + [("filter", 5, 11), ("hand", 7, 11), ("random", 2, 11)])
+    view = state.queue_view()
+    assert view["queue_seed"] == 11 and view["random_labelled"] == {"pairwise": 2}
+
+
+def test_calibrate_uses_the_random_labels_only_and_counts_the_others(
+        judged_out: Path, tmp_path: Path) -> None:
+    from tests.clirun import judgekit
+
+    out = Path(shutil.copytree(judged_out, tmp_path / "out"))
+    state = _state(out)
+    for i in range(4):
+        for dim in DIMS:
+            state.label({"i": i, "dimension": dim, "choice": "left"})
+    for i in (7, 9):
+        for dim in DIMS:
+            state.label({"i": i, "dimension": dim, "choice": "right"})
+    proc = judgekit("calibrate", out, "--json")
+    assert proc.returncode == 0, proc.stderr
+    corrected = json.loads(proc.stdout)["corrected"]
+    (pair,) = corrected
+    for dim in DIMS:
+        c = corrected[pair][dim]
+        assert (c["n_labelled"], c["n_labels_not_random"], c["random_sample"]) == (4, 2, True)
+        assert c["n_items"] == 10 and c["judge_only"] is not None and c["ppi"] is not None
