@@ -498,7 +498,8 @@ def ppi_labels_needed(labels: Sequence[float] | np.ndarray,
     items (labelled and not), ``V_imputed`` the variance of ``lam * Yhat`` over the
     unlabelled items and ``V_rect`` a one-sided 95% upper bound of the variance of
     ``Y - lam * Yhat`` (the sample variance plus 1.645 standard errors, the standard error
-    from the fourth central moment; a one-sided 95% upper bound): a plan from few labels
+    from the fourth central moment; a one-sided 95% upper bound; at least
+    ``(n + 1) / (n + 2)^2``, what one disagreement more in two more labels would give): a plan from few labels
     errs toward labelling more. With ``lam`` None (PPI++), lambda is tuned again for each
     n from the labels' moments, as PPI++ will tune it on n labels. None when no count
     short of labelling every item does.
@@ -515,6 +516,10 @@ def ppi_labels_needed(labels: Sequence[float] | np.ndarray,
     var = float(np.var(rect))
     m4 = float(np.mean((rect - rect.mean()) ** 4))
     upper = var + Z95_ONE_SIDED * math.sqrt(max(m4 - var * var, 0.0) / rect.size)
+    # never below the variance of one disagreement more in two more labels: a few labels
+    # that all agree do not show that the next ones will
+    floor = (y.size + 1) / (y.size + 2) ** 2
+    upper = max(upper, floor)
     inflate = upper / var if var > 0 else 1.0
     total = y.size + yu.size
     n = np.arange(1, total, dtype=float)

@@ -328,7 +328,8 @@ def corrected_shares(records: Sequence[AuditRecord], labels: Mapping[str, ItemLa
     """The share of audited items whose failure the judge blames on the task (``defect``),
     and on each category (``category: NAME``), corrected by ``labels``: keyed by the
     result's ``task / arm / attempt N`` (``unit`` result) or by task id (``unit`` task, the
-    judge's value then the task's majority score). A label 1 naming no category is left out
+    judge's value then the task's majority score); a result's key is
+    ``ResultKey.with_run()``. A label 1 naming no category is left out
     of the category shares."""
     items: list[tuple[str, str, int, str | None]] = []  # id, task, score, category
     if unit == "task":
@@ -338,8 +339,8 @@ def corrected_shares(records: Sequence[AuditRecord], labels: Mapping[str, ItemLa
     else:
         for r in records:
             if r.score is not None:
-                items.append((str(r.key()), r.task_id, r.score, r.deficiency_type))
-    names = list(dict.fromkeys([*categories, *(c for *_, c in items if c),
+                items.append((r.key().with_run(), r.task_id, r.score, r.deficiency_type))
+    names = list(dict.fromkeys([*categories, *(c for *_, score, c in items if c and score),
                                 *(lab.category for lab in labels.values() if lab.category)]))
     out = {"defect": corrected_share(
         [JudgedItem(i, t, float(score)) for i, t, score, _ in items],

@@ -12,10 +12,17 @@ keeps ``queue_seed`` and ``queue_position``.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from judgekit.audit.calibrate import ItemLabel
+from judgekit.ingest.models import ResultKey
+from judgekit.outputs import LABELS_DIR
 from judgekit.review.items import Queue
-from judgekit.review.labels import K, L, LabelStore
+from judgekit.review.labels import (AUDIT_FILE, AuditKey, AuditLabel, K, L, LabelStore,
+                                    _read_lines)
 from judgekit.review.server import ReviewState
 
 
@@ -86,4 +93,34 @@ def label_targets(shares: dict[str, list[Any]]) -> dict[str, dict[str, Any]]:
         needs = [c.labels_needed for c in planned]
         out[kind] = {"half_width": planned[0].target_half_width,
                      "labels_needed": None if None in needs else max(needs)}
+    return out
+
+
+def audit_item_labels(out_dir: Path, fresh: Callable[[AuditLabel], bool] | None = None
+                      ) -> dict[str, ItemLabel]:
+    """The audit labels of ``out_dir/labels/audit.jsonl`` per audited result (keyed as
+    ``ResultKey.with_run()``), for the corrected shares: each labeller's last label, then
+    the majority of the labellers (a tie is left out), with the category most of that
+    majority named. A result is random when some labeller took it in the queue's random
+    order. Stale labels (``fresh`` rejects them) and a torn last line are left out."""
+    path = out_dir / LABELS_DIR / AUDIT_FILE
+    rows, _ = _read_lines(path, cut=False)
+    last: dict[tuple[str, AuditKey], AuditLabel] = {}
+    for n, obj in rows:
+        a = LabelStore._validate(AuditLabel, obj, path, n)
+        if fresh is None or fresh(a):
+            last[(a.labeller, a.key())] = a
+    by_item: dict[AuditKey, list[AuditLabel]] = {}
+    for (_, key), a in last.items():
+        by_item.setdefault(key, []).append(a)
+    out: dict[str, ItemLabel] = {}
+    for (task_id, arm, attempt, run_id), given in by_item.items():
+        votes = Counter(a.label for a in given)
+        (top, n), *rest = votes.most_common()
+        if rest and rest[0][1] == n:
+            continue
+        named = Counter(a.category for a in given if a.label == top and a.category)
+        out[ResultKey(task_id, arm, attempt, run_id or None).with_run()] = ItemLabel(
+            label=top, category=named.most_common(1)[0][0] if named else None,
+            random=any(a.chosen == "random" for a in given))
     return out

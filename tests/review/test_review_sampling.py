@@ -72,3 +72,34 @@ def test_calibrate_uses_the_random_labels_only_and_counts_the_others(
         c = corrected[pair][dim]
         assert (c["n_labelled"], c["n_labels_not_random"], c["random_sample"]) == (4, 2, True)
         assert c["n_items"] == 10 and c["judge_only"] is not None and c["ppi"] is not None
+
+
+def test_calibrate_reports_every_kind_of_label_present(
+        judged_out: Path, audited_out: Path, tmp_path: Path) -> None:
+    """An output with pairwise and audit records, labelled in the review app: calibrate
+    without --labels measures both, in its text, its JSON, calibration.json and report."""
+    from tests.clirun import judgekit
+
+    out = Path(shutil.copytree(judged_out, tmp_path / "out"))
+    shutil.copy(audited_out / "audit.jsonl", out / "audit.jsonl")
+    state = _state(out)
+    for i, item in enumerate(state.queue.items[:8]):
+        if item.kind == "audit":
+            state.label({"i": i, "choice": 0})
+        else:
+            for dim in DIMS:
+                state.label({"i": i, "dimension": dim, "choice": "left"})
+    kinds = {it.kind for it in state.queue.items[:8]}
+    assert kinds == {"audit", "pairwise"}
+    proc = judgekit("calibrate", out, "--target-width", "0.05")
+    assert proc.returncode == 0, proc.stderr
+    assert "== pairwise labels ==" in proc.stdout and "== audit labels ==" in proc.stdout
+    assert "tasks compared:" in proc.stdout and "judge only (uncorrected)" in proc.stdout
+    got = json.loads(judgekit("calibrate", out, "--json").stdout)
+    assert set(got) == {"pairwise", "audit"}
+    assert got["audit"]["corrected"]["defect"]["n_labelled"] == sum(
+        it.kind == "audit" for it in state.queue.items[:8])
+    kept = json.loads((out / "calibration.json").read_text())
+    assert kept["pairwise"] is not None and kept["audit"] is not None
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "labels only" in report and "PPI++" in report
