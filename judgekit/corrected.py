@@ -142,3 +142,37 @@ def corrected_share(items: Sequence[JudgedItem], labels: Mapping[str, Labelled],
         out.labels_needed = need
         out.more_labels_needed = None if need is None else max(0, need - len(used))
     return out
+
+
+EFFECTIVE_FORMULA = ("n_eff = n / (1 + (n - 1) * r), n the judges, r the mean Pearson "
+                     "correlation between two judges' verdicts (or errors), clipped to [0, 1]")
+
+
+class EffectiveJudges(BaseModel):
+    """How many independent judges a jury amounts to (:func:`effective_judges`)."""
+
+    of: str = Field("verdicts", description="What is correlated: the judges' verdicts, or "
+                                            "their errors against labels.")
+    n_judges: int
+    n_effective: float | None = Field(None, description="From 1 (judges that all agree) "
+                                                        "to n_judges (independent ones).")
+    mean_correlation: float | None = None
+    n_judge_pairs: int = Field(0, description="Pairs of judges with a correlation.")
+    n_items: int = Field(0, description="Items at least two judges gave a value.")
+    formula: str = EFFECTIVE_FORMULA
+
+
+def effective_judges(rows: Sequence[Sequence[float | None]], n_judges: int, *,
+                     of: str = "verdicts") -> EffectiveJudges:
+    """The effective number of judges from one row per item, one value per judge.
+
+    Example:
+        >>> effective_judges([[1, 1], [0, 0], [1, 1]], 2).n_effective
+        1.0
+    """
+    used = [r for r in rows if sum(v is not None for v in r) >= 2]
+    n_eff, r, pairs = stats.effective_judges(used) if used else (None, None, 0)
+    return EffectiveJudges(of=of, n_judges=n_judges,
+                           n_effective=None if n_eff is None else round(n_eff, 6),
+                           mean_correlation=None if r is None else round(r, 6) + 0.0,
+                           n_judge_pairs=pairs, n_items=len(used))

@@ -537,3 +537,46 @@ def ppi_labels_needed(labels: Sequence[float] | np.ndarray,
     width2 = z * z * (lams * lams * var_all / (total - n) + rect_var / n)
     fits = np.nonzero(width2 <= half_width * half_width)[0]
     return int(n[fits[0]]) if fits.size else None
+
+
+def effective_judges(verdicts: Sequence[Sequence[float | None]]
+                     ) -> tuple[float | None, float | None, int]:
+    """The effective number of independent judges of a jury: ``n / (1 + (n - 1) * r)``,
+    with n the judges and r the mean Pearson correlation of their verdicts over the pairs
+    of judges (each pair on the items both judged; ``verdicts``: one row per item, one
+    value per judge, None where it gave none), r clipped to [0, 1]: 1 for judges that all
+    agree, n for independent ones. A pair of which one judge gave one value throughout
+    has no correlation and is left out (two that both did and agree count as 1). Returns
+    (effective number, mean correlation, pairs of judges used); None, None when no pair
+    has a correlation.
+
+    Example:
+        >>> effective_judges([[1, 1, 1], [0, 0, 0], [1, 1, 1], [0, 0, 0]])
+        (1.0, 1.0, 3)
+        >>> n, r, _ = effective_judges([[1, 1, 0], [0, 0, 1], [1, 0, 0], [0, 1, 1]])
+        >>> round(n, 3), round(r, 3)
+        (3.0, -0.333)
+    """
+    m = np.array([[np.nan if v is None else float(v) for v in row] for row in verdicts],
+                 dtype=float)
+    if m.ndim != 2 or m.shape[1] < 2:
+        return None, None, 0
+    k = m.shape[1]
+    corrs = []
+    for i in range(k):
+        for j in range(i + 1, k):
+            both = ~np.isnan(m[:, i]) & ~np.isnan(m[:, j])
+            a, b = m[both, i], m[both, j]
+            if a.size < 2:
+                continue
+            sa, sb = float(a.std()), float(b.std())
+            if sa == 0 or sb == 0:
+                if sa == 0 and sb == 0 and np.array_equal(a, b):
+                    corrs.append(1.0)
+                continue
+            corrs.append(float(np.mean((a - a.mean()) * (b - b.mean())) / (sa * sb)))
+    if not corrs:
+        return None, None, 0
+    r = round(float(np.mean(corrs)), 12)
+    clipped = min(1.0, max(0.0, r))
+    return k / (1 + (k - 1) * clipped), r, len(corrs)
