@@ -435,6 +435,10 @@ def _print_pairwise(result: PairwiseCalibration) -> None:
         print("jury: none (the records carry no jury verdict)")
     _print_labellers(result)
     from judgekit.report.calibration_view import pairwise_corrected
+    from judgekit.report.judged import effective_text
+
+    if result.effective_judges_errors is not None:
+        print(effective_text(result.effective_judges_errors))
 
     _print_corrected(pairwise_corrected(result), "compared pair")
 

@@ -34,7 +34,8 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from judgekit import stats
-from judgekit.corrected import CorrectedShare, JudgedItem, Labelled, corrected_share
+from judgekit.corrected import (CorrectedShare, EffectiveJudges, JudgedItem, Labelled,
+                                corrected_share, effective_judges)
 from judgekit.pairwise.agreement import agreement as alpha_agreement
 from judgekit.pairwise.gold import GoldLabel, GoldSet, Key, Label, comparison_key
 from judgekit.pairwise.models import JuryAgreementEntry
@@ -132,6 +133,10 @@ class PairwiseCalibration(BaseModel):
                                              "review) to content that has changed since.")
     seed: int = stats.DEFAULT_SEED
     resamples: int = stats.DEFAULT_RESAMPLES
+    effective_judges_errors: EffectiveJudges | None = Field(
+        None, description="With a jury: how many independent judges it amounts to, from "
+                          "the correlation of the judges' errors (verdict less label, A 1, "
+                          "B 0, draw 0.5) on the labelled items.")
     corrected: dict[str, dict[str, CorrectedShare]] = Field(
         default_factory=dict, description="\"arm_a vs arm_b\" → dimension → arm_a's win "
                                           "rate (draws as half) estimated four ways: the "
@@ -310,6 +315,30 @@ def corrected_win_rates(records: Sequence[PairRecord], gold: GoldSet, *,
     return out
 
 
+def error_correlation(records: Sequence[PairRecord], gold: GoldSet) -> EffectiveJudges | None:
+    """The effective number of a jury's judges from their errors against the labels; None
+    without a jury."""
+    names = next((list(r.judges) for r in records if r.judges is not None), None)
+    if names is None:
+        return None
+    rows: list[list[float | None]] = []
+    for rec in records:
+        if rec.judges is None or rec.identical:
+            continue
+        for dim in DIMENSIONS:
+            found = _label_of(rec, dim, gold)
+            if found is None:
+                continue
+            truth = _VALUE[found[1].label_for(rec.arm_a, rec.arm_b)]
+            row: list[float | None] = []
+            for name in names:
+                own = rec.judges[name].dimensions.get(dim) if name in rec.judges else None
+                row.append(None if own is None or own.state != "valid"
+                           else _VALUE[_side(rec, own.winner)] - truth)
+            rows.append(row)
+    return effective_judges(rows, len(names), of="errors")
+
+
 def calibrate_pairwise(records: Sequence[PairRecord], gold: GoldSet, *,
                        default_judge: str = DEFAULT_JUDGE, labels_file: str = "",
                        seed: int = stats.DEFAULT_SEED,
@@ -378,5 +407,6 @@ def calibrate_pairwise(records: Sequence[PairRecord], gold: GoldSet, *,
         left_out=dict(sorted(left_out.items())),
         labels_without_verdict=[_label_name(k) for k in sorted(set(gold.labels) - matched)],
         n_verdicts_without_label=unlabelled, seed=seed, resamples=resamples,
+        effective_judges_errors=error_correlation(records, gold),
         corrected=corrected_win_rates(records, gold, every_label_random=every_label_random,
                                       target_half_width=target_half_width))

@@ -17,6 +17,7 @@ from importlib import resources
 
 from judgekit.corrected import CorrectedShare
 from judgekit.report import calibration_view as cv
+from judgekit.report.judged import effective_text
 from judgekit.report import clustering as k
 from judgekit.report import svg
 from judgekit.report.content import (
@@ -184,6 +185,8 @@ def _calibration(inputs: ReportInputs) -> str:
                          + table(cv.CONFUSION_HEADER, cv.confusion_rows(a), numeric=(1, 2, 3))
                          + (f'<p class="muted">{e(a.kappa_note)}</p>' if a.kappa_note else "")
                          + "</figure>")
+        if p.effective_judges_errors is not None:
+            parts.append(f"<p>{e(effective_text(p.effective_judges_errors))}</p>")
         parts.append(_corrected(cv.pairwise_corrected(p)))
     if cal.audit is not None:
         parts.append(f"<p>{e(cv.audit_sentence(cal.audit))}</p>")

@@ -18,6 +18,7 @@ from typing import Any
 
 from judgekit.corrected import CorrectedShare
 from judgekit.report import calibration_view as cv
+from judgekit.report.judged import effective_text
 from judgekit.report import clustering as k
 from judgekit.report import content as c
 from judgekit.report.format import interval, money, num, seconds
@@ -119,6 +120,8 @@ def _calibration(inputs: ReportInputs) -> list[str]:
             lines += table(cv.CONFUSION_HEADER, cv.confusion_rows(a))
             if a.kappa_note:
                 lines += [f"_{md(a.kappa_note, block=False)}_", ""]
+        if p.effective_judges_errors is not None:
+            lines += [md(effective_text(p.effective_judges_errors)), ""]
         lines += _corrected(cv.pairwise_corrected(p))
     if cal.audit is not None:
         lines += [md(cv.audit_sentence(cal.audit)), ""]
