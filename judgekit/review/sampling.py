@@ -64,7 +64,8 @@ class SampledState(ReviewState):
     def label(self, body: dict[str, Any]) -> dict[str, Any]:
         i = body.get("i")
         ok = isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(self.queue.items)
-        self.store.pending = self.provenance(i, body.get("via")) if ok else None
+        self.store.pending = (self.provenance(i, body.get("via"))
+                              if ok and isinstance(i, int) else None)
         try:
             return super().label(body)
         finally:
