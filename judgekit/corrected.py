@@ -117,8 +117,8 @@ def corrected_share(items: Sequence[JudgedItem], labels: Mapping[str, Labelled],
         out.note = "no label: the judge's figure only"
         return out
     if not random_ids:
-        out.note = (f"none of the {len(used)} labelled items was chosen at random: the "
-                    "corrected figures below are not valid estimates")
+        out.note = (f"none of the {len(used)} labelled items was chosen at random: PPI and "
+                    "PPI++ are not valid estimates")
     y = np.array([given[k].value for k in used])
     yhat = np.array([by_id[k].judge for k in used])
     tasks = [by_id[k].task for k in used]
