@@ -103,3 +103,31 @@ def test_calibrate_reports_every_kind_of_label_present(
     assert kept["pairwise"] is not None and kept["audit"] is not None
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "labels only" in report and "PPI++" in report
+
+
+def test_the_queue_shows_progress_toward_the_label_budget(judged_out: Path,
+                                                          tmp_path: Path) -> None:
+    """After `calibrate --target-width`, the review's queue says how many random labels
+    each kind has toward the count it asked for."""
+    from judgekit.cli.review import _targets
+    from tests.clirun import judgekit
+
+    out = Path(shutil.copytree(judged_out, tmp_path / "out"))
+    state = _state(out)
+    for i in range(3):
+        for dim in DIMS:
+            state.label({"i": i, "dimension": dim, "choice": "left"})
+    proc = judgekit("calibrate", out, "--target-width", "0.3")
+    assert proc.returncode == 0, proc.stderr
+    assert "±30 points" in proc.stdout
+    targets = _targets(out)
+    needs = [c["labels_needed"] for dims in json.loads(
+        (out / "calibration.json").read_text())["pairwise"]["corrected"].values()
+        for c in dims.values()]
+    assert targets == {"pairwise": {"half_width": 0.3,
+                                    "labels_needed": None if None in needs else max(needs)}}
+    state = SampledState(load_queue(out, 0), SampledStore(out, "ana"), targets)
+    assert state.queue_view()["targets"]["pairwise"]["random_labelled"] == 3
+    for dim in DIMS:
+        state.label({"i": 3, "dimension": dim, "choice": "left"})
+    assert state.queue_view()["targets"]["pairwise"]["random_labelled"] == 4
