@@ -46,8 +46,10 @@
     const targets = Object.entries(queue.targets || {}).map(([kind, t]) =>
       ` · ${kind} random labels ${t.random_labelled}` + (t.labels_needed === null
         ? ` (±${t.half_width} not reachable)` : ` of ${t.labels_needed} for ±${t.half_width}`));
+    const inOrder = Object.values(queue.random_labelled || {}).reduce((a, b) => a + b, 0);
     progress.textContent = `${done} of ${queue.total} labelled · labeller ${queue.labeller}` +
-      (queue.queue_seed !== undefined ? ` · random order, seed ${queue.queue_seed}` : "") +
+      (queue.queue_seed !== undefined
+        ? ` · random order, seed ${queue.queue_seed}: ${inOrder} labelled in order` : "") +
       targets.join("") +
       (queue.stale_labels ? ` · ${queue.stale_labels} stale label(s) of changed items, not counted` : "");
   }
