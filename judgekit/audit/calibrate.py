@@ -153,7 +153,9 @@ class Calibration(Agreement):
                                           "defect of the task caused) and \"category: NAME\" "
                                           "(the share blamed on that rubric category).")
     corrected_unit: str | None = Field(None, description="What one item of the corrected "
-                                                         "shares is: result or task.")
+                                                         "shares is: result, task, or item "
+                                                         "(an item audit's benchmark "
+                                                         "item).")
 
 
 def load_verdicts(path: str | Path) -> list[AuditRecord]:

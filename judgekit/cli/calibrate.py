@@ -195,7 +195,10 @@ def _run_audit(args: argparse.Namespace, path: Path
         unit = "task"
     result = calibrate(verdicts, labels,
                        seed=stats.DEFAULT_SEED if args.seed is None else args.seed)
-    result.corrected_unit = unit
+    from judgekit.audit.records import ITEM_ARM
+
+    items_only = bool(records) and all(r.arm == ITEM_ARM for r in records)  # an item audit
+    result.corrected_unit = "item" if items_only else unit
     result.corrected = corrected_shares(records, item_labels, unit=unit,
                                         target_half_width=args.target_width)
     return result, lambda r: _print_audit(r, labels.rows, labels.column, labels.blank,
