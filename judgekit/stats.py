@@ -381,3 +381,202 @@ def krippendorff_alpha_interval(units: Sequence[Sequence[float | None]], *,
         lo, hi = np.percentile(boot, [2.5, 97.5])
         ci = (round(float(lo), 6) + 0.0, round(float(hi), 6) + 0.0)
     return round(point, 6) + 0.0, ci, len(rows)
+
+
+# -- prediction-powered inference of a mean ------------------------------------------------
+
+def _cluster_var(values: np.ndarray, clusters: Sequence[object] | None) -> float:
+    """The variance of the mean of ``values``: ``sum (x - m)^2 / n^2`` with every item on
+    its own (the population variance over n, as ppi-python's ``std(0)**2 / n``); with
+    ``clusters`` in which items share a cluster, the clustered (CR1) variance
+    ``G/(G-1) * sum_g (S_g - m n_g)^2 / n^2``."""
+    n = values.size
+    if n == 0:
+        return 0.0
+    m = float(values.mean())
+    if clusters is None:
+        return float(np.sum((values - m) ** 2)) / (n * n)
+    sums, sizes = _cluster_totals(values, clusters)
+    g = sums.size
+    if g == n:  # every item its own cluster: the plain variance
+        return float(np.sum((values - m) ** 2)) / (n * n)
+    factor = g / (g - 1) if g > 1 else 1.0
+    return factor * float(np.sum((sums - m * sizes) ** 2)) / (n * n)
+
+
+def _as_array(values: Sequence[float] | np.ndarray) -> np.ndarray:
+    return np.asarray(values, dtype=float).ravel()
+
+
+def classical_mean_ci(labels: Sequence[float] | np.ndarray,
+                      clusters: Sequence[object] | None = None, *, z: float = Z95
+                      ) -> tuple[float, float, float]:
+    """The labels' mean and its normal 95% interval: ``mean ± z * sd / sqrt(n)`` (sd with
+    divisor n, as ppi-python's ``classical_mean_ci``); clustered when items share a cluster.
+
+    Example:
+        >>> m, lo, hi = classical_mean_ci([0, 1, 1, 1])
+        >>> m, round(lo, 4), round(hi, 4)
+        (0.75, 0.3257, 1.1743)
+    """
+    y = _as_array(labels)
+    if y.size == 0:
+        raise ValueError("classical_mean_ci needs at least one label")
+    m = float(y.mean())
+    half = z * math.sqrt(_cluster_var(y, clusters))
+    return m, m - half, m + half
+
+
+def ppi_lambda(labels: Sequence[float] | np.ndarray,
+               predicted_labelled: Sequence[float] | np.ndarray,
+               predicted_unlabelled: Sequence[float] | np.ndarray) -> float:
+    """PPI++'s power-tuning parameter for a mean, clipped to [0, 1]:
+    ``lambda = Cov(Y, Yhat) / ((1 + n/N) * Var(Yhat))`` with the covariance over the n
+    labelled items (divisor n) and the variance of the predictions over all n + N items
+    (divisor n + N - 1), as ppi-python 0.2.3 computes it.
+
+    Example:
+        >>> round(ppi_lambda([0, 1, 1, 0], [0, 1, 1, 1], [1, 0, 1, 1, 0, 1]), 6)
+        0.321429
+    """
+    y, yh, yu = _as_array(labels), _as_array(predicted_labelled), _as_array(predicted_unlabelled)
+    n, big_n = y.size, yu.size
+    if n == 0 or big_n == 0:
+        return 1.0
+    cov = float(np.mean((y - y.mean()) * (yh - yh.mean())))
+    everything = np.concatenate([yh, yu])
+    var = float(np.var(everything, ddof=1)) if everything.size > 1 else 0.0
+    if var <= 0:
+        return 0.0
+    return float(np.clip(cov / ((1 + n / big_n) * var), 0.0, 1.0))
+
+
+def ppi_mean(labels: Sequence[float] | np.ndarray,
+             predicted_labelled: Sequence[float] | np.ndarray,
+             predicted_unlabelled: Sequence[float] | np.ndarray, *, lam: float | None = 1.0,
+             clusters_labelled: Sequence[object] | None = None,
+             clusters_unlabelled: Sequence[object] | None = None,
+             z: float = Z95) -> tuple[float, float, float, float]:
+    """The prediction-powered estimate of a mean and its normal 95% interval:
+    ``theta = lam * mean(Yhat_unlabelled) + mean(Y - lam * Yhat_labelled)``, half-width
+    ``z * sqrt(Var(lam * Yhat_unlabelled) / N + Var(Y - lam * Yhat_labelled) / n)`` (each
+    variance with divisor N or n). ``lam=1`` is plain PPI; ``lam=None`` is PPI++, the
+    parameter chosen by :func:`ppi_lambda`. Every item on its own, these are
+    ppi-python 0.2.3's ``ppi_mean_pointestimate`` and ``ppi_mean_ci`` (alpha 0.05);
+    with clusters where items share one (tasks), each term's variance is the clustered one.
+    Returns (estimate, low, high, lambda used).
+
+    Example:
+        >>> est, lo, hi, lam = ppi_mean([1, 0, 1, 1], [1, 0, 0, 1], [1, 1, 0, 1, 0, 1, 1, 0])
+        >>> round(est, 4), round(lo, 4), round(hi, 4), lam
+        (0.875, 0.3341, 1.4159, 1.0)
+    """
+    y, yh, yu = _as_array(labels), _as_array(predicted_labelled), _as_array(predicted_unlabelled)
+    if y.size == 0 or y.size != yh.size or yu.size == 0:
+        raise ValueError("ppi_mean needs labels, their predictions and unlabelled predictions")
+    used = ppi_lambda(y, yh, yu) if lam is None else float(lam)
+    rectifier = y - used * yh
+    imputed = used * yu
+    estimate = float(imputed.mean() + rectifier.mean())
+    var = _cluster_var(imputed, clusters_unlabelled) + _cluster_var(rectifier,
+                                                                    clusters_labelled)
+    half = z * math.sqrt(var)
+    return estimate, estimate - half, estimate + half, used
+
+
+Z95_ONE_SIDED = 1.6448536269514722
+"""The 95% quantile of the standard normal: a one-sided 95% upper bound."""
+
+
+def ppi_labels_needed(labels: Sequence[float] | np.ndarray,
+                      predicted_labelled: Sequence[float] | np.ndarray,
+                      predicted_unlabelled: Sequence[float] | np.ndarray, half_width: float,
+                      *, lam: float | None = None, z: float = Z95) -> int | None:
+    """How many random labels in all (those given included) bring the PPI interval to
+    ``± half_width``, planned from the labels given: the smallest n with
+    ``z^2 * (V_imputed / (T - n) + V_rect / n) <= half_width^2``, where T is the number of
+    items (labelled and not), ``V_imputed`` the variance of ``lam * Yhat`` over the
+    unlabelled items and ``V_rect`` a one-sided 95% upper bound of the variance of
+    ``Y - lam * Yhat`` (the sample variance plus 1.645 standard errors, the standard error
+    from the fourth central moment; a one-sided 95% upper bound; at least
+    ``(n + 1) / (n + 2)^2``, what one disagreement more in two more labels would give): a plan from few labels
+    errs toward labelling more. With ``lam`` None (PPI++), lambda is tuned again for each
+    n from the labels' moments, as PPI++ will tune it on n labels. None when no count
+    short of labelling every item does.
+
+    Example:
+        >>> ppi_labels_needed([0, 1] * 10, [0, 1] * 9 + [1, 0], [0, 1] * 500, 0.05)
+        407
+    """
+    y, yh, yu = _as_array(labels), _as_array(predicted_labelled), _as_array(predicted_unlabelled)
+    if y.size < 2 or yu.size == 0:
+        return None
+    used = ppi_lambda(y, yh, yu) if lam is None else float(lam)
+    rect = y - used * yh
+    var = float(np.var(rect))
+    m4 = float(np.mean((rect - rect.mean()) ** 4))
+    upper = var + Z95_ONE_SIDED * math.sqrt(max(m4 - var * var, 0.0) / rect.size)
+    # never below the variance of one disagreement more in two more labels: a few labels
+    # that all agree do not show that the next ones will
+    floor = (y.size + 1) / (y.size + 2) ** 2
+    upper = max(upper, floor)
+    inflate = upper / var if var > 0 else 1.0
+    total = y.size + yu.size
+    n = np.arange(1, total, dtype=float)
+    cov = float(np.mean((y - y.mean()) * (yh - yh.mean())))
+    var_y, var_yh = float(np.var(y)), float(np.var(yh))
+    var_all = float(np.var(np.concatenate([yh, yu]), ddof=1))
+    if lam is None:  # PPI++ tunes lambda again on n labels of T items
+        lams = np.clip(cov / np.maximum((1 + n / (total - n)) * var_all, 1e-300), 0.0, 1.0) \
+            if var_all > 0 else np.zeros_like(n)
+    else:
+        lams = np.full_like(n, used)
+    rect_var = np.maximum(var_y - 2 * lams * cov + lams * lams * var_yh, 0.0) * inflate
+    if var <= 0:
+        rect_var = np.full_like(n, upper)
+    width2 = z * z * (lams * lams * var_all / (total - n) + rect_var / n)
+    fits = np.nonzero(width2 <= half_width * half_width)[0]
+    return int(n[fits[0]]) if fits.size else None
+
+
+def effective_judges(verdicts: Sequence[Sequence[float | None]]
+                     ) -> tuple[float | None, float | None, int]:
+    """The effective number of independent judges of a jury: ``n / (1 + (n - 1) * r)``,
+    with n the judges and r the mean Pearson correlation of their verdicts over the pairs
+    of judges (each pair on the items both judged; ``verdicts``: one row per item, one
+    value per judge, None where it gave none), r clipped to [0, 1]: 1 for judges that all
+    agree, n for independent ones. A pair of which one judge gave one value throughout
+    has no correlation and is left out (two that both did and agree count as 1). Returns
+    (effective number, mean correlation, pairs of judges used); None, None when no pair
+    has a correlation.
+
+    Example:
+        >>> effective_judges([[1, 1, 1], [0, 0, 0], [1, 1, 1], [0, 0, 0]])
+        (1.0, 1.0, 3)
+        >>> n, r, _ = effective_judges([[1, 1, 0], [0, 0, 1], [1, 0, 0], [0, 1, 1]])
+        >>> round(n, 3), round(r, 3)
+        (3.0, -0.333)
+    """
+    m = np.array([[np.nan if v is None else float(v) for v in row] for row in verdicts],
+                 dtype=float)
+    if m.ndim != 2 or m.shape[1] < 2:
+        return None, None, 0
+    k = m.shape[1]
+    corrs = []
+    for i in range(k):
+        for j in range(i + 1, k):
+            both = ~np.isnan(m[:, i]) & ~np.isnan(m[:, j])
+            a, b = m[both, i], m[both, j]
+            if a.size < 2:
+                continue
+            sa, sb = float(a.std()), float(b.std())
+            if sa == 0 or sb == 0:
+                if sa == 0 and sb == 0 and np.array_equal(a, b):
+                    corrs.append(1.0)
+                continue
+            corrs.append(float(np.mean((a - a.mean()) * (b - b.mean())) / (sa * sb)))
+    if not corrs:
+        return None, None, 0
+    r = round(float(np.mean(corrs)), 12)
+    clipped = min(1.0, max(0.0, r))
+    return k / (1 + (k - 1) * clipped), r, len(corrs)

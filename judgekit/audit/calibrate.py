@@ -26,6 +26,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from judgekit import stats
+from judgekit.corrected import CorrectedShare, JudgedItem, Labelled, corrected_share
 from judgekit.audit.kind import AUDIT
 from judgekit.audit.aggregate import AuditRecord, aggregate_tasks
 from judgekit.errors import InputError
@@ -145,6 +146,16 @@ class Calibration(Agreement):
     labeller_note: str | None = Field(
         None, description="Why there is no agreement between labellers to give, when the "
                           "labels name their labellers.")
+    corrected: dict[str, CorrectedShare] = Field(
+        default_factory=dict, description="Shares of the audited items estimated four ways "
+                                          "(the judge's, uncorrected; the labels'; PPI; "
+                                          "PPI++): \"defect\" (the share whose failure a "
+                                          "defect of the task caused) and \"category: NAME\" "
+                                          "(the share blamed on that rubric category).")
+    corrected_unit: str | None = Field(None, description="What one item of the corrected "
+                                                         "shares is: result, task, or item "
+                                                         "(an item audit's benchmark "
+                                                         "item).")
 
 
 def load_verdicts(path: str | Path) -> list[AuditRecord]:
@@ -302,6 +313,49 @@ def calibrate(verdicts: dict[str, int], labels: dict[str, int] | LabelSet, *,
     out.judge_ife_recall = tp / (tp + fn) if tp + fn else None
     if label_set is not None and label_set.labellers:
         _by_labeller(out, verdicts, label_set, seed, resamples)
+    return out
+
+
+class ItemLabel(BaseModel):
+    """A label of one audited item for the corrected shares."""
+
+    label: int
+    category: str | None = None
+    random: bool = False
+
+
+def corrected_shares(records: Sequence[AuditRecord], labels: Mapping[str, ItemLabel], *,
+                     unit: str = "result", categories: Sequence[str] = (),
+                     target_half_width: float | None = None) -> dict[str, CorrectedShare]:
+    """The share of audited items whose failure the judge blames on the task (``defect``),
+    and on each category (``category: NAME``), corrected by ``labels``: keyed by the
+    result's ``task / arm / attempt N`` (``unit`` result) or by task id (``unit`` task, the
+    judge's value then the task's majority score); a result's key is
+    ``ResultKey.with_run()``. A label 1 naming no category is left out
+    of the category shares."""
+    items: list[tuple[str, str, int, str | None]] = []  # id, task, score, category
+    if unit == "task":
+        for t in aggregate_tasks(list(records)):
+            if t.task_score is not None:
+                items.append((t.task_id, t.task_id, t.task_score, t.suspected_type))
+    else:
+        for r in records:
+            if r.score is not None:
+                items.append((r.key().with_run(), r.task_id, r.score, r.deficiency_type))
+    names = list(dict.fromkeys([*categories, *(c for *_, score, c in items if c and score),
+                                *(lab.category for lab in labels.values() if lab.category)]))
+    out = {"defect": corrected_share(
+        [JudgedItem(i, t, float(score)) for i, t, score, _ in items],
+        {k: Labelled(float(v.label), v.random) for k, v in labels.items()},
+        target_half_width=target_half_width)}
+    if unit == "task":
+        return out
+    for name in names:
+        out[f"category: {name}"] = corrected_share(
+            [JudgedItem(i, t, float(score == 1 and c == name)) for i, t, score, c in items],
+            {k: Labelled(float(v.label == 1 and v.category == name), v.random)
+             for k, v in labels.items() if v.label == 0 or v.category is not None},
+            target_half_width=target_half_width)
     return out
 
 

@@ -9,7 +9,7 @@ is listed in ``summary["audit"]["jury"]["disagreements"]`` with every judge's sc
 type. The per-task aggregation and suspected tasks are then the jury's.
 
 Example:
-    >>> from judgekit.audit.records import AuditRecord
+from judgekit.audit.records import AuditRecord
     >>> from judgekit.audit.verdict import Verdict
     >>> def rec(score):
     ...     kind = "Flaky Tests" if score else "none"
@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from judgekit.audit.aggregate import aggregate_tasks, contradict, majority_score
+from judgekit.corrected import effective_judges
 from judgekit.audit.models import AuditJury, AuditJuryMember, AuditStepSummary
 from judgekit.audit.records import AuditRecord, JurorAudit
 from judgekit.audit.kind import AUDIT, audit_failures
@@ -151,8 +152,11 @@ class AuditJuryResult(StepResult[AuditRecord, AuditStepSummary]):
         verdicts = self.verdicts()
         counts = verdicts.counts()
         disagreements = [d for d in map(disagreement, verdicts.records) if d]
+        scores = [[None if (j := (r.judges or {}).get(label)) is None else j.score
+                   for label in self.labels] for r in verdicts.records]
         counts.jury = AuditJury(rule="majority", judges=self.labels,
                                 members={j.label: self._member(j) for j in self.jurors},
+                                effective_judges=effective_judges(scores, len(self.labels)),
                                 n_disagreements=len(disagreements),
                                 disagreements=disagreements)
         return AuditStepSummary(audit=counts)

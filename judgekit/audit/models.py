@@ -17,6 +17,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgekit.corrected import EffectiveJudges
 from judgekit.engine.urls import RedactedURL
 from judgekit.omit import OmitIfNone
 
@@ -75,6 +76,9 @@ class AuditJury(_Open):
                                               "of the judges' valid scores (a tie is 0).")
     judges: list[str] = Field(default_factory=list)
     members: dict[str, AuditJuryMember] = Field(default_factory=dict)
+    effective_judges: EffectiveJudges | None = Field(
+        None, description="How many independent judges the jury amounts to, from the "
+                          "correlation of their scores.")
     n_disagreements: int = 0
     disagreements: list[str] = Field(
         default_factory=list, description="Results whose judges gave different scores: "

@@ -64,6 +64,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     scales.add_argument("--rater-column", metavar="NAME", default=None,
                         help="the column naming the rater, when several raters' rows are "
                              "given (adds their agreement, Krippendorff's alpha)")
+    p.add_argument("--target-width", type=float, default=None, metavar="W",
+                   help="say how many more randomly chosen labels would bring each "
+                        "prediction-powered (PPI++) interval to ±W (e.g. 0.05), planned from "
+                        "the labels' variance; the review app shows progress toward it")
+    p.add_argument("--labels-random", action="store_true",
+                   help="the items of the --labels file were chosen uniformly at random "
+                        "(its rows need not say so in a chosen column): its labels enter the "
+                        "prediction-powered estimates")
     p.add_argument("--seed", type=int, default=None, help="seed of the bootstrap interval")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
@@ -80,8 +88,8 @@ def _output_dir(verdicts: Path) -> Path | None:
     return verdicts if verdicts.is_dir() and (verdicts / SUMMARY_FILE).is_file() else None
 
 
-def _keep(verdicts: Path, part: Part) -> None:
-    """Keep ``part`` in the output directory's calibration.json and rebuild its reports."""
+def _keep(verdicts: Path, parts: list[Part]) -> None:
+    """Keep ``parts`` in the output directory's calibration.json and rebuild its reports."""
     out = _output_dir(verdicts)
     if out is None:
         return
@@ -90,25 +98,27 @@ def _keep(verdicts: Path, part: Part) -> None:
     from judgekit.report.load import load_report_dir
 
     inputs = load_report_dir(out)  # every file the reports read, read before any is written
-    path = write_calibration(out, part)
+    for part in parts:
+        path = write_calibration(out, part)
     inputs.calibration = read_calibration(out)
     reports = write_report_files(inputs, out)
     say(f"wrote {path}; reports rebuilt: {reports[0]}")
 
 
-def _default_labels(verdicts: Path) -> Path:
+def _default_labels(verdicts: Path) -> list[Path]:
     """The labels ``judgekit review`` kept in the output directory VERDICTS: the pairwise
-    ones, else the audit ones."""
+    ones and the audit ones, those that exist."""
     from judgekit.errors import ConfigError
     from judgekit.outputs import LABELS_DIR
     from judgekit.review.labels import AUDIT_FILE, PAIRWISE_FILE
 
     path = verdicts / LABELS_DIR / PAIRWISE_FILE
-    for found in (path, verdicts / LABELS_DIR / AUDIT_FILE):
-        if verdicts.is_dir() and found.is_file():
-            return found
-    raise ConfigError(f"give {{option:labels}} FILE ({path} does not exist; "
-                      "`judgekit review` writes it)")
+    found = [p for p in (path, verdicts / LABELS_DIR / AUDIT_FILE)
+             if verdicts.is_dir() and p.is_file()]
+    if not found:
+        raise ConfigError(f"give {{option:labels}} FILE ({path} does not exist; "
+                          "`judgekit review` writes it)")
+    return found
 
 
 def run(args: argparse.Namespace) -> int:
@@ -126,13 +136,19 @@ def run(args: argparse.Namespace) -> int:
 
         raise ConfigError("--label-threshold, --label-map and --rater-column read severity "
                           "scales: name the columns with --label-columns")
-    if args.labels is None:
-        args.labels = _default_labels(args.verdicts)
-    if _is_review_audit_labels(args.labels):
-        return _run_audit(args)
-    if args.labels.is_file() and is_pairwise_labels(args.labels):
-        return _run_pairwise(args)
-    return _run_audit(args)
+    if args.target_width is not None and not 0 < args.target_width < 1:
+        from judgekit.errors import ConfigError
+
+        raise ConfigError(f"{{option:target_width}} {args.target_width:g}: give a half-width "
+                          "between 0 and 1 (0.05: ±5 points)")
+    files = [args.labels] if args.labels is not None else _default_labels(args.verdicts)
+    shown: list[tuple[Part, Callable[[Any], None]]] = []
+    for path in files:
+        if not _is_review_audit_labels(path) and path.is_file() and is_pairwise_labels(path):
+            shown.append(_run_pairwise(args, path))
+        else:
+            shown.append(_run_audit(args, path))
+    return _show_all(args, shown)
 
 
 def _is_review_audit_labels(path: Path) -> bool:
@@ -176,35 +192,67 @@ def _label_check(verdicts: Path) -> Any:
     return label_check(verdicts)
 
 
-def _run_audit(args: argparse.Namespace) -> int:
+def _run_audit(args: argparse.Namespace, path: Path
+               ) -> tuple[Calibration, Callable[[Any], None]]:
     from judgekit import stats
-    from judgekit.audit.calibrate import calibrate, load_verdicts, read_labels, task_scores
+    from judgekit.audit.calibrate import (ItemLabel, calibrate, corrected_shares,
+                                          load_verdicts, read_labels, task_scores)
 
-    verdicts = task_scores(load_verdicts(args.verdicts))
-    if _is_review_audit_labels(args.labels):
+    records = load_verdicts(args.verdicts)
+    verdicts = task_scores(records)
+    if _is_review_audit_labels(path):
         from judgekit.review.labels import audit_label_set
+        from judgekit.review.sampling import audit_item_labels
 
         check = _label_check(args.verdicts)
+        fresh = check.audit_fresh if check else None
         bad: list[str] = []
-        labels = audit_label_set(args.labels.parent.parent,
-                                 check.audit_fresh if check else None, bad)
+        labels = audit_label_set(path.parent.parent, fresh, bad)
         _say_bad(bad)
+        item_labels, unit = audit_item_labels(path.parent.parent, fresh), "result"
     else:
-        labels = read_labels(args.labels, args.label_column)
+        labels = read_labels(path, args.label_column)
+        item_labels = {task: ItemLabel(label=value, random=args.labels_random)
+                       for task, value in labels.labels.items()}
+        unit = "task"
     result = calibrate(verdicts, labels,
                        seed=stats.DEFAULT_SEED if args.seed is None else args.seed)
-    return _show(args, result, lambda r: _print_audit(r, labels.rows, labels.column,
-                                                      labels.blank, labels.ties))
+    from judgekit.audit.records import ITEM_ARM
+
+    items_only = bool(records) and all(r.arm == ITEM_ARM for r in records)  # an item audit
+    result.corrected_unit = "item" if items_only else unit
+    result.corrected = corrected_shares(records, item_labels, unit=unit,
+                                        target_half_width=args.target_width)
+    return result, lambda r: _print_audit(r, labels.rows, labels.column, labels.blank,
+                                          labels.ties)
+
+
+def _show_all(args: argparse.Namespace, shown: list[tuple[Part, Callable[[Any], None]]]
+              ) -> int:
+    """Print each result (JSON with --json: the one result, or each by its kind; else its
+    text), keep them in the output directory."""
+    if args.json:
+        dumps = [(_kind(part), part.model_dump(mode="json")) for part, _ in shown]
+        print_json(dumps[0][1] if len(dumps) == 1 else dict(dumps))
+    else:
+        for part, text in shown:
+            if len(shown) > 1:
+                print(f"== {_kind(part)} labels ==")
+            text(part)
+    _keep(args.verdicts, [part for part, _ in shown])
+    return 0
 
 
 def _show(args: argparse.Namespace, result: Part, text: Callable[[Any], None]) -> int:
-    """Print ``result`` (JSON with --json, else ``text``), keep it in the output directory."""
-    if args.json:
-        print_json(result.model_dump(mode="json"))
-    else:
-        text(result)
-    _keep(args.verdicts, result)
-    return 0
+    return _show_all(args, [(result, text)])
+
+
+def _kind(part: Part) -> str:
+    from judgekit.audit.scales import ScaleCalibration
+    from judgekit.pairwise.calibrate import PairwiseCalibration
+
+    return ("pairwise" if isinstance(part, PairwiseCalibration) else "audit_scales"
+            if isinstance(part, ScaleCalibration) else "audit")
 
 
 def _label_map(pairs: list[str] | None, columns: list[str]) -> dict[str, str]:
@@ -320,6 +368,7 @@ def _print_audit(result: Calibration, rows: int, column: str, blank: int,
 
     for line in audit_labeller_lines(result):
         print(line)
+    _print_corrected(result.corrected, result.corrected_unit or "result")
 
 
 def _pair_records_path(verdicts: Path) -> Path:
@@ -346,7 +395,8 @@ def _default_judge(records_path: Path) -> str:
     return (run.judge if run is not None and run.judge else DEFAULT_JUDGE)
 
 
-def _run_pairwise(args: argparse.Namespace) -> int:
+def _run_pairwise(args: argparse.Namespace, path: Path
+                  ) -> tuple[PairwiseCalibration, Callable[[Any], None]]:
     from judgekit import stats
     from judgekit.pairwise.calibrate import calibrate_pairwise
     from judgekit.pairwise.gold import read_gold
@@ -356,13 +406,14 @@ def _run_pairwise(args: argparse.Namespace) -> int:
     records_path = _pair_records_path(args.verdicts)
     records = load_records(records_path, PairRecord)
     check = _label_check(args.verdicts)
-    gold = _review_pairwise_labels(args.labels, check) or \
-        read_gold(args.labels, check.pair_fresh if check else None)
+    gold = _review_pairwise_labels(path, check) or \
+        read_gold(path, check.pair_fresh if check else None)
     result = calibrate_pairwise(
         records, gold, default_judge=_default_judge(records_path),
-        labels_file=args.labels.name,
-        seed=stats.DEFAULT_SEED if args.seed is None else args.seed)
-    return _show(args, result, _print_pairwise)
+        labels_file=path.name,
+        seed=stats.DEFAULT_SEED if args.seed is None else args.seed,
+        every_label_random=args.labels_random, target_half_width=args.target_width)
+    return result, _print_pairwise
 
 
 def _kappa_text(kappa: float | None, ci: Any, over: str, resamples: int, seed: int) -> str:
@@ -409,6 +460,28 @@ def _print_pairwise(result: PairwiseCalibration) -> None:
     else:
         print("jury: none (the records carry no jury verdict)")
     _print_labellers(result)
+    from judgekit.report.calibration_view import pairwise_corrected
+    from judgekit.report.judged import effective_text
+
+    if result.effective_judges_errors is not None:
+        print(effective_text(result.effective_judges_errors))
+
+    _print_corrected(pairwise_corrected(result), "compared pair")
+
+
+def _print_corrected(shares: dict[str, Any], unit: str) -> None:
+    """Each share's four estimates with their intervals (the judge's marked uncorrected)."""
+    from judgekit.report.calibration_view import CORRECTED_HEADER, corrected_rows
+
+    if not shares:
+        return
+    print(f"corrected shares (per {unit}; 95% intervals; judge only is uncorrected; PPI "
+          "valid only from labels of items chosen at random):")
+    for row in corrected_rows(shares):
+        print(f"  {row[0]}")
+        for head, cell in zip(CORRECTED_HEADER[1:], row[1:]):
+            if cell != "–":
+                print(f"    {head + ':':<26}{cell}")
 
 
 def _print_labellers(result: PairwiseCalibration) -> None:

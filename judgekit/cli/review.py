@@ -32,7 +32,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--labeller", default="anonymous", metavar="NAME",
                    help="whose labels these are (kept with each label; default anonymous)")
     p.add_argument("--seed", type=int, default=None,
-                   help="seed of the sides' shuffle (default: judgekit's fixed seed)")
+                   help="seed of the queue's random order and the sides' shuffle, kept "
+                        "with each label (default: judgekit's fixed seed)")
     p.add_argument("--no-browser", action="store_true", help="print the URL, open nothing")
     p.set_defaults(func=run)
 
@@ -55,8 +56,9 @@ def _open_browser(server: ReviewServer, page: Path) -> None:
 def run(args: argparse.Namespace) -> int:
     from judgekit import stats
     from judgekit.errors import ConfigError, InputError
-    from judgekit.review import LabelStore, ReviewServer, ReviewState, load_queue
+    from judgekit.review import ReviewServer, load_queue
     from judgekit.review.launch import launcher_page, remove_launcher
+    from judgekit.review.sampling import SampledState, SampledStore
 
     if not 0 <= args.port <= 65535:
         raise ConfigError(f"{{option:port}} {args.port}: not a port number (0 to 65535)")
@@ -67,14 +69,14 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(args.dir, None, "nothing to label: no compared pair "
                          "(pairwise.jsonl) and no audited result (audit.jsonl); "
                          "`judgekit judge` or `judgekit audit` with --out writes them")
-    store = LabelStore(args.dir, args.labeller.strip())
+    store = SampledStore(args.dir, args.labeller.strip())
     for line in store.bad_lines:
         say(f"review: not a whole label, left out (kept in the file): {line}")
     if queue.missing_runs:
         say(f"review: {queue.missing_runs} result(s) of the records are not in runs.jsonl; "
             "their items show no diff or text")
     try:
-        server = ReviewServer(ReviewState(queue, store), args.port)
+        server = ReviewServer(SampledState(queue, store, _targets(args.dir)), args.port)
     except OSError as exc:
         raise ConfigError(f"{{option:port}} {args.port}: cannot listen on 127.0.0.1 "
                           f"({exc.strerror or exc})") from None
@@ -85,8 +87,8 @@ def run(args: argparse.Namespace) -> int:
         say(f"review: {stale} label(s) by {store.labeller} were given to content that has "
             "changed since (re-judged): stale, not counted; those items are to be labelled "
             "again")
-    say(f"review: {len(queue.items)} item(s), {done} labelled by {store.labeller}; "
-        "stop with Ctrl-C")
+    say(f"review: {len(queue.items)} item(s) in random order (seed {queue.seed}), {done} "
+        f"labelled by {store.labeller}; stop with Ctrl-C")
     print(server.url, flush=True)
     page = None
     if not args.no_browser:
@@ -101,3 +103,17 @@ def run(args: argparse.Namespace) -> int:
         if page is not None:
             remove_launcher(page)
     return 0
+
+
+def _targets(out: Path) -> dict[str, dict[str, object]]:
+    """The label budgets `judgekit calibrate --target-width` kept in calibration.json."""
+    from judgekit.report.calibration import read_calibration
+    from judgekit.review.sampling import label_targets
+
+    cal = read_calibration(out)
+    if cal is None:
+        return {}
+    return label_targets({
+        "pairwise": [c for dims in (cal.pairwise.corrected if cal.pairwise else {}).values()
+                     for c in dims.values()],
+        "audit": list(cal.audit.corrected.values()) if cal.audit else []})

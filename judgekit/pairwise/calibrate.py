@@ -34,6 +34,8 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from judgekit import stats
+from judgekit.corrected import (CorrectedShare, EffectiveJudges, JudgedItem, Labelled,
+                                corrected_share, effective_judges)
 from judgekit.pairwise.agreement import agreement as alpha_agreement
 from judgekit.pairwise.gold import GoldLabel, GoldSet, Key, Label, comparison_key
 from judgekit.pairwise.models import JuryAgreementEntry
@@ -131,6 +133,16 @@ class PairwiseCalibration(BaseModel):
                                              "review) to content that has changed since.")
     seed: int = stats.DEFAULT_SEED
     resamples: int = stats.DEFAULT_RESAMPLES
+    effective_judges_errors: EffectiveJudges | None = Field(
+        None, description="With a jury: how many independent judges it amounts to, from "
+                          "the correlation of the judges' errors (verdict less label, A 1, "
+                          "B 0, draw 0.5) on the labelled items.")
+    corrected: dict[str, dict[str, CorrectedShare]] = Field(
+        default_factory=dict, description="\"arm_a vs arm_b\" → dimension → arm_a's win "
+                                          "rate (draws as half) estimated four ways: the "
+                                          "judge's (uncorrected), the labels', PPI and PPI++ "
+                                          "(the record's own verdict: the jury's, with a "
+                                          "jury).")
 
 
 class LabellerCalibration(BaseModel):
@@ -254,10 +266,85 @@ def _ordered(by_judge: dict[str, list[Item]], records: Sequence[PairRecord]) -> 
             + sorted(n for n in by_judge if n not in jury))
 
 
+_VALUE = {"A": 1.0, "B": 0.0, "draw": 0.5}
+
+
+def _label_of(record: PairRecord, dim: str, gold: GoldSet) -> tuple[Key, GoldLabel] | None:
+    """The label of a record's dimension: of its attempt pair, else one naming none."""
+    key = comparison_key(record.task_id, record.arm_a, record.arm_b, dim, record.attempt_a,
+                         record.attempt_b)
+    if key not in gold.labels:
+        key = (*key[:4], None, None)
+    label = gold.labels.get(key)
+    return None if label is None else (key, label)
+
+
+def corrected_win_rates(records: Sequence[PairRecord], gold: GoldSet, *,
+                        every_label_random: bool = False,
+                        target_half_width: float | None = None
+                        ) -> dict[str, dict[str, CorrectedShare]]:
+    """Per arm pair (arms in sorted order) and dimension, the first arm's win rate (draws as
+    half) from the records' own verdicts, corrected by the labels: only labels whose item
+    was taken in the review queue's random order (or every label, with
+    ``every_label_random``) enter the corrected figures."""
+    random_keys = gold.random_keys()
+    items: dict[tuple[str, str, str], list[JudgedItem]] = {}
+    labels: dict[tuple[str, str, str], dict[str, Labelled]] = {}
+    for index, rec in enumerate(records):
+        a, b = sorted((rec.arm_a, rec.arm_b))
+        for dim in DIMENSIONS:
+            d = rec.dimensions.get(dim)
+            if d is None:
+                continue
+            share = (a, b, dim)
+            found = _label_of(rec, dim, gold)
+            if d.state == "valid":
+                items.setdefault(share, []).append(
+                    JudgedItem(str(index), rec.task_id, _VALUE[_side(rec, d.winner)]
+                               if rec.arm_a == a else 1 - _VALUE[_side(rec, d.winner)]))
+            if found is not None:
+                key, g = found
+                value = _VALUE[g.label_for(a, b)]
+                labels.setdefault(share, {})[str(index)] = Labelled(
+                    value, every_label_random or key in random_keys)
+    out: dict[str, dict[str, CorrectedShare]] = {}
+    for (a, b, dim) in sorted(set(items) | set(labels)):
+        out.setdefault(f"{a} vs {b}", {})[dim] = corrected_share(
+            items.get((a, b, dim), []), labels.get((a, b, dim), {}),
+            target_half_width=target_half_width)
+    return out
+
+
+def error_correlation(records: Sequence[PairRecord], gold: GoldSet) -> EffectiveJudges | None:
+    """The effective number of a jury's judges from their errors against the labels; None
+    without a jury."""
+    names = next((list(r.judges) for r in records if r.judges is not None), None)
+    if names is None:
+        return None
+    rows: list[list[float | None]] = []
+    for rec in records:
+        if rec.judges is None or rec.identical:
+            continue
+        for dim in DIMENSIONS:
+            found = _label_of(rec, dim, gold)
+            if found is None:
+                continue
+            truth = _VALUE[found[1].label_for(rec.arm_a, rec.arm_b)]
+            row: list[float | None] = []
+            for name in names:
+                own = rec.judges[name].dimensions.get(dim) if name in rec.judges else None
+                row.append(None if own is None or own.state != "valid"
+                           else _VALUE[_side(rec, own.winner)] - truth)
+            rows.append(row)
+    return effective_judges(rows, len(names), of="errors")
+
+
 def calibrate_pairwise(records: Sequence[PairRecord], gold: GoldSet, *,
                        default_judge: str = DEFAULT_JUDGE, labels_file: str = "",
                        seed: int = stats.DEFAULT_SEED,
-                       resamples: int = stats.DEFAULT_RESAMPLES) -> PairwiseCalibration:
+                       resamples: int = stats.DEFAULT_RESAMPLES,
+                       every_label_random: bool = False,
+                       target_half_width: float | None = None) -> PairwiseCalibration:
     """Compare each judge's pairwise verdicts, and a jury's, with the gold labels.
 
     ``left_out`` and the counts of unlabelled verdicts follow each record's own verdict
@@ -319,4 +406,7 @@ def calibrate_pairwise(records: Sequence[PairRecord], gold: GoldSet, *,
         jury=agreement(jury, seed=seed, resamples=resamples) if jury is not None else None,
         left_out=dict(sorted(left_out.items())),
         labels_without_verdict=[_label_name(k) for k in sorted(set(gold.labels) - matched)],
-        n_verdicts_without_label=unlabelled, seed=seed, resamples=resamples)
+        n_verdicts_without_label=unlabelled, seed=seed, resamples=resamples,
+        effective_judges_errors=error_correlation(records, gold),
+        corrected=corrected_win_rates(records, gold, every_label_random=every_label_random,
+                                      target_half_width=target_half_width))

@@ -35,6 +35,10 @@ from judgekit.io import read_csv, read_json_lines
 from judgekit.pairwise.verdict import DIMENSIONS
 
 Label = Literal["A", "B", "draw"]
+Chosen = Literal["random", "filter", "hand"]
+"""How a labelled item was chosen: ``random``, the next item of the review queue's seeded
+random order (every item before it labelled); ``filter``, opened from a filtered list;
+``hand``, opened out of that order otherwise. A label that does not say is not random."""
 COLUMNS: tuple[str, ...] = ("task_id", "arm_a", "arm_b", "dimension", "label")
 Key = tuple[str, str, str, str, int | None, int | None]
 """(task id, arm a, arm b, dimension, attempt of arm a, attempt of arm b), arms in sorted
@@ -67,6 +71,14 @@ class GoldLabel(BaseModel):
     time: str | None = Field(None, description="When the label was given (ISO 8601, UTC).")
     shown_sha256: str | None = Field(None, description="SHA-256 of what the labeller was "
                                                        "shown (judgekit review).")
+    chosen: Chosen | None = Field(
+        None, description="How the item was chosen for labelling: random (the review "
+                          "queue's seeded random order, taken in order), filter or hand. "
+                          "Absent: not recorded, taken as not random.")
+    queue_seed: int | None = Field(None, description="The seed of the random queue order "
+                                                     "the item was taken from.")
+    queue_position: int | None = Field(None, description="The item's place in that order "
+                                                         "(0: first).")
 
     def key(self) -> Key:
         """The comparison labelled, arms in sorted order (their attempts with them)."""
@@ -107,6 +119,11 @@ class GoldSet:
     tied: set[Key] = field(default_factory=set)
     #: labels left out as stale (given to content that has changed since)
     stale: int = 0
+
+    def random_keys(self) -> set[Key]:
+        """The comparisons whose item some labeller took in the queue's random order."""
+        every = [self.labels, *self.by_labeller.values()]
+        return {k for labels in every for k, g in labels.items() if g.chosen == "random"}
 
 
 def pool(by_labeller: dict[str, dict[Key, GoldLabel]]) -> tuple[dict[Key, GoldLabel], int]:
@@ -154,7 +171,8 @@ def is_pairwise_labels(path: str | Path) -> bool:
 
 def _normalise(row: dict[str, object]) -> dict[str, object]:
     out = {k.strip(): v.strip() if isinstance(v, str) else v for k, v in row.items() if k}
-    for att in ("attempt_a", "attempt_b"):  # a CSV's blank attempt: none named
+    for att in ("attempt_a", "attempt_b", "chosen", "queue_seed",
+                "queue_position"):  # a CSV's blank cell: none named
         if out.get(att) == "":
             out[att] = None
     label = out.get("label")

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from judgekit.corrected import EffectiveJudges, effective_judges
 from judgekit.engine.jury import juror_labels
 from judgekit.engine.types import Skip, State
 from judgekit.pairwise.agreement import agreement
@@ -196,6 +197,21 @@ class JuryResult(StepResult[PairRecord, PairwiseStepSummary]):
                              n_pairs=pooled.n_pairs, by_dimension={
                                  dim: agreement(units[dim], seed=seed) for dim in DIMENSIONS})
 
+    def effective_judges(self) -> EffectiveJudges:
+        """How many independent judges the jury amounts to: the correlation of the judges'
+        verdicts (A 1, B 0, draw 0.5) over every (pair, dimension) not decided without a
+        call."""
+        value = {"a": 1.0, "b": 0.0, "draw": 0.5}
+        rows = []
+        for recs in zip(*(j.result.records for j in self.jurors)):
+            if recs[0].identical:
+                continue
+            for dim in DIMENSIONS:
+                if dim in recs[0].dimensions:
+                    rows.append([None if (s := _side(r, dim)) is None else value[s]
+                                 for r in recs])
+        return effective_judges(rows, len(self.jurors))
+
     def members(self) -> dict[str, JuryMember]:
         """Each judge's own results, self-audit, size control and run."""
         members = {}
@@ -223,7 +239,8 @@ class JuryResult(StepResult[PairRecord, PairwiseStepSummary]):
         assert out.pairwise is not None and out.pairwise_run is not None
         out.pairwise_run = _jury_run(out.pairwise_run, runs)
         jury = PairwiseJury(rule=self.rule, judges=self.labels, agreement=self.agreement(),
-                           members=members, flagged_judges=flagged)
+                           members=members, flagged_judges=flagged,
+                           effective_judges=self.effective_judges())
         if self.reused:
             jury.reused_judges = list(self.reused)
         out.pairwise = out.pairwise.model_copy(update={

@@ -21,6 +21,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from judgekit.engine.types import State
+from judgekit.corrected import EffectiveJudges
 from judgekit.engine.urls import RedactedURL
 from judgekit.omit import OmitIfNone
 
@@ -213,6 +214,9 @@ class PairwiseJury(_Open):
     members: dict[str, JuryMember] = Field(default_factory=dict)
     flagged_judges: list[str] = Field(default_factory=list, description="The judges whose "
                                       "self-audit flagged them.")
+    effective_judges: EffectiveJudges | None = Field(
+        None, description="How many independent judges the jury amounts to, from the "
+                          "correlation of their verdicts (A 1, B 0, draw 0.5).")
     reused_judges: list[str] = Field(
         default_factory=list, description="Judges whose verdicts and entries were taken from "
                                           "the judged output a judge was added to (not asked "

@@ -13,6 +13,7 @@ from __future__ import annotations
 from judgekit.audit import Calibration
 from judgekit.audit.calibrate import labeller_name
 from judgekit.audit.scales import ScaleCalibration
+from judgekit.corrected import CorrectedShare, Estimate
 from judgekit.pairwise.calibrate import LABELS, JudgeAgreement, PairwiseCalibration
 from judgekit.report.format import interval, num, pct
 
@@ -153,3 +154,67 @@ def scales_lines(cal: ScaleCalibration) -> list[str]:
                      f"{num(ir.alpha)} {interval(ir.alpha_ci) if ir.alpha_ci else ''} over "
                      f"{ir.n_items} items (defect calls).")
     return lines
+
+
+CORRECTED_HEADER = ["share", "judge only (uncorrected)", "labels only", "PPI",
+                    "PPI++", "labels", "note"]
+
+
+def _est(e: Estimate | None) -> str:
+    """The estimate and its interval, the interval's ends shown within [0%, 100%] (kept as
+    computed in calibration.json)."""
+    if e is None:
+        return "–"
+    lo, hi = max(0.0, e.ci[0]), min(1.0, e.ci[1])
+    return f"{pct(e.value)} {interval((lo, hi), as_pct=True)}"
+
+
+def corrected_note(c: CorrectedShare) -> str:
+    """What the reader must know of one corrected share: validity, clustering, budget."""
+    parts = [c.note] if c.note else []
+    if c.n_labels_not_random and c.random_sample:
+        parts.append(f"{c.n_labels_not_random} labels of items not chosen at random left out")
+    if c.clustered:
+        parts.append("clustered by task")
+    if c.target_half_width is not None and c.random_sample:
+        w = f"±{100 * c.target_half_width:g} points"
+        parts.append(f"{w} not reachable short of labelling every item"
+                     if c.labels_needed is None else
+                     f"{c.more_labels_needed} more random labels for {w} "
+                     f"({c.labels_needed} in all)")
+    return "; ".join(parts)
+
+
+def corrected_rows(shares: dict[str, CorrectedShare]) -> list[list[object]]:
+    """One row per share: its four estimates with their 95% intervals. The PPI figures of
+    labels not chosen at random are shown struck as "not valid"."""
+    rows: list[list[object]] = []
+    for name, c in shares.items():
+        ppi, plus = _est(c.ppi), _est(c.ppi_plus)
+        if not c.random_sample and c.ppi is not None:
+            ppi, plus = f"not valid ({ppi})", f"not valid ({plus})"
+        if c.ppi_lambda is not None and c.random_sample:
+            plus += f" λ {c.ppi_lambda:.2f}"
+        labels = (f"{c.n_labelled} random of {c.n_items}" if c.random_sample
+                  else f"{c.n_labels_not_random} not random of {c.n_items}")
+        rows.append([name, _est(c.judge_only), _est(c.classical), ppi, plus, labels,
+                     corrected_note(c) or "–"])
+    return rows
+
+
+def pairwise_corrected(cal: PairwiseCalibration) -> dict[str, CorrectedShare]:
+    """The pairwise win rates corrected, named ``dimension: a vs b (a's win rate)``."""
+    out = {}
+    for pair, dims in cal.corrected.items():
+        a, _, b = pair.partition(" vs ")
+        out.update({f"{dim}: {a}'s win rate over {b}": c for dim, c in dims.items()})
+    return out
+
+
+CORRECTED_SENTENCE = (
+    "Each share estimated four ways, with 95% intervals: the judge's verdicts taken as right "
+    "(uncorrected: its interval ignores the judge's errors), the labels alone, and the "
+    "judge corrected by the labels (prediction-powered inference: PPI, and PPI++ with its "
+    "weight λ tuned). Only labels of items chosen uniformly at random (the review queue's "
+    "order) make the corrected intervals valid; docs/calibration.md says which figure to "
+    "trust when.")

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from importlib import resources
 
+from judgekit.corrected import CorrectedShare
 from judgekit.report import calibration_view as cv
+from judgekit.report.judged import effective_text
 from judgekit.report import clustering as k
 from judgekit.report import svg
 from judgekit.report.content import (
@@ -149,6 +151,13 @@ def _comparisons(summary: EvalSummary) -> str:
     return section("comparisons", "Paired comparison", "".join(parts))
 
 
+def _corrected(shares: dict[str, CorrectedShare]) -> str:
+    if not shares:
+        return ""
+    return (f"<p>{e(cv.CORRECTED_SENTENCE)}</p>"
+            + table(cv.CORRECTED_HEADER, cv.corrected_rows(shares)))
+
+
 def _calibration(inputs: ReportInputs) -> str:
     cal = inputs.calibration
     if cal is None or (cal.pairwise is None and cal.audit is None
@@ -176,11 +185,15 @@ def _calibration(inputs: ReportInputs) -> str:
                          + table(cv.CONFUSION_HEADER, cv.confusion_rows(a), numeric=(1, 2, 3))
                          + (f'<p class="muted">{e(a.kappa_note)}</p>' if a.kappa_note else "")
                          + "</figure>")
+        if p.effective_judges_errors is not None:
+            parts.append(f"<p>{e(effective_text(p.effective_judges_errors))}</p>")
+        parts.append(_corrected(cv.pairwise_corrected(p)))
     if cal.audit is not None:
         parts.append(f"<p>{e(cv.audit_sentence(cal.audit))}</p>")
         labellers = cv.audit_labeller_lines(cal.audit)
         if labellers:
             parts.append("<ul>" + "".join(f"<li>{e(x)}</li>" for x in labellers) + "</ul>")
+        parts.append(_corrected(cal.audit.corrected))
     if cal.audit_scales is not None:
         parts.append("<ul>" + "".join(f"<li>{e(x)}</li>"
                                       for x in cv.scales_lines(cal.audit_scales)) + "</ul>")

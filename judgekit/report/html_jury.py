@@ -9,7 +9,7 @@ from __future__ import annotations
 from judgekit.report import svg
 from judgekit.report.content import SIZE_ALL_DRAWN, size_drawn
 from judgekit.report.format import pct
-from judgekit.report.judged import in_dimension_order
+from judgekit.report.judged import effective_text, in_dimension_order
 from judgekit.report.markup import e, table
 from judgekit.report.size_and_jury import (
     ALPHA_HELP,
@@ -83,6 +83,8 @@ def _jury_head(summary: EvalSummary, jury: PairwiseJury) -> list[str]:
              f"the jury's verdict per dimension: {e(jury.rule)}. Agreement between the "
              f"judges (Krippendorff's alpha): <strong>{e(alpha_text(a.alpha, a.ci))}"
              f'</strong>.</p><p class="muted">{e(ALPHA_HELP)}</p>']
+    if jury.effective_judges is not None:
+        parts.append(f"<p>{e(effective_text(jury.effective_judges))}</p>")
     rows = agreement_rows(summary)
     if any(r[1] is not None for r in rows):
         plot = svg.interval_plot(rows, title="Agreement between the judges (Krippendorff's "

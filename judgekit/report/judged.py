@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict
 
 from judgekit.audit import AuditRecord, extract_quotes
+from judgekit.corrected import EffectiveJudges
 from judgekit.ingest.models import ResultKey
 from judgekit.report.format import interval, pct, spend
 from judgekit.report.load import ReportInputs
@@ -285,6 +286,24 @@ def audit_run_line(audit: AuditStats, records: list[AuditRecord] | None = None) 
     return f"Audit: {text}." if text else ""
 
 
+def effective_text(ej: EffectiveJudges | None) -> str:
+    """The jury's effective number of judges, with its formula.
+
+    Example:
+        >>> effective_text(EffectiveJudges(n_judges=3, n_effective=1.5, mean_correlation=0.5,
+        ...                                n_judge_pairs=3, n_items=10))[:52]
+        'The 3 judges amount to 1.5 independent ones (mean co'
+    """
+    if ej is None:
+        return ""
+    if ej.n_effective is None:
+        return (f"The {ej.n_judges} judges' {ej.of} have no correlation to measure (none "
+                "varies): no effective number of judges.")
+    return (f"The {ej.n_judges} judges amount to {ej.n_effective:.1f} independent ones (mean "
+            f"correlation of their {ej.of} {ej.mean_correlation:.2f} over {ej.n_items} "
+            f"items; {ej.formula}).")
+
+
 def audit_jury_lines(audit: AuditStats) -> tuple[str, list[str]]:
     """With an audit jury: one sentence on its judges, and the results they disagree on.
 
@@ -308,7 +327,8 @@ def audit_jury_lines(audit: AuditStats) -> tuple[str, list[str]]:
     head = (f"Audit jury of {len(jury.judges)} judges, each result classified by the "
             f"majority of their scores (a tie is 0): {'; '.join(members)}. "
             + (f"They disagree on {n} result{'s' if n != 1 else ''}." if n
-               else "They agree on every result."))
+               else "They agree on every result.")
+            + (f" {effective_text(jury.effective_judges)}" if jury.effective_judges else ""))
     return head, list(jury.disagreements)
 
 

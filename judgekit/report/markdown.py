@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from judgekit.corrected import CorrectedShare
 from judgekit.report import calibration_view as cv
+from judgekit.report.judged import effective_text
 from judgekit.report import clustering as k
 from judgekit.report import content as c
 from judgekit.report.format import interval, money, num, seconds
@@ -92,6 +94,13 @@ def _comparisons(summary: EvalSummary) -> list[str]:
     return lines
 
 
+def _corrected(shares: dict[str, CorrectedShare]) -> list[str]:
+    if not shares:
+        return []
+    return ([md(cv.CORRECTED_SENTENCE), ""]
+            + table(cv.CORRECTED_HEADER, cv.corrected_rows(shares)))
+
+
 def _calibration(inputs: ReportInputs) -> list[str]:
     cal = inputs.calibration
     if cal is None or (cal.pairwise is None and cal.audit is None
@@ -111,10 +120,14 @@ def _calibration(inputs: ReportInputs) -> list[str]:
             lines += table(cv.CONFUSION_HEADER, cv.confusion_rows(a))
             if a.kappa_note:
                 lines += [f"_{md(a.kappa_note, block=False)}_", ""]
+        if p.effective_judges_errors is not None:
+            lines += [md(effective_text(p.effective_judges_errors)), ""]
+        lines += _corrected(cv.pairwise_corrected(p))
     if cal.audit is not None:
         lines += [md(cv.audit_sentence(cal.audit)), ""]
         labellers = cv.audit_labeller_lines(cal.audit)
         lines += [f"- {md(x, block=False)}" for x in labellers] + ([""] if labellers else [])
+        lines += _corrected(cal.audit.corrected)
     if cal.audit_scales is not None:
         lines += [f"- {md(x, block=False)}" for x in cv.scales_lines(cal.audit_scales)] + [""]
     return lines

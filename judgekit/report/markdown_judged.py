@@ -97,6 +97,8 @@ def _jury(summary: EvalSummary, jury: PairwiseJury) -> list[str]:
              f"jury's verdict per dimension: {md(jury.rule, block=False)}.", "",
              f"Agreement between the judges (Krippendorff's alpha): "
              f"{alpha_text(agreement.alpha, agreement.ci)}. {ALPHA_HELP}", ""]
+    if jury.effective_judges is not None:
+        lines += [md(j.effective_text(jury.effective_judges)), ""]
     lines += table(["dimension", "alpha [95% CI]", "units"],
                    [[d, alpha_text(a.alpha, a.ci), a.n_units]
                     for d, a in ((d, agreement.by_dimension[d])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from judgekit.report.judged import anchor_facts
+from judgekit.report.judged import anchor_facts, effective_text
 from judgekit.report.terminal import cells, marked, plain
 from judgekit.summary import EvalSummary
 
@@ -55,6 +55,8 @@ def print_pairwise(summary: EvalSummary, console: Console | None = None) -> None
         alpha = "undefined" if a.alpha is None else f"{a.alpha:.2f}{interval}"
         plain(console, f"jury ({jury.rule}) of {len(jury.judges)} judges; agreement "
                        f"(Krippendorff's alpha) {alpha}")
+        if jury.effective_judges is not None:
+            plain(console, effective_text(jury.effective_judges))
         for label, m in jury.members.items():
             rel, run = m.judge_reliability, m.run
             state = ("flagged: " + "; ".join(rel.reasons) if rel is not None and rel.flagged

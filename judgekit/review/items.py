@@ -1,6 +1,11 @@
 """The review queue: what is shown of each item before it is labelled, and what is revealed
 after.
 
+The queue's order is a uniform random permutation of every item (pairs and audited results
+together) drawn from the session's seed (:func:`queue_order`): labelling it from the first
+item on labels a uniform random sample of the items, whatever the labeller stops at, and
+two sessions with the same seed show the same order. The seed is kept with each label.
+
 A pairwise item is one record of ``pairwise.jsonl``: its two solutions are shown as
 ``left`` and ``right``, which of ``arm_a`` / ``arm_b`` goes left decided by a hash of the
 seed, the task and the arms (the same on every start). Its blind view carries the task, the
@@ -23,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
 
+import numpy as np
+
 from judgekit.audit import AuditRecord, load_rubric
 from judgekit.audit.checks import extract_quotes
 from judgekit.audit.models import AuditStats
@@ -42,6 +49,17 @@ def side_flip(seed: int, task_id: str, arm_a: str, arm_b: str) -> bool:
     """True when ``arm_b`` is shown on the left."""
     digest = hashlib.sha256(f"{seed}\0{task_id}\0{arm_a}\0{arm_b}".encode()).digest()
     return bool(digest[0] & 1)
+
+
+def queue_order(n: int, seed: int) -> list[int]:
+    """The queue's order of ``n`` items: a uniform random permutation drawn from ``seed``
+    (numpy's PCG64), the same for the same seed on every machine.
+
+    Example:
+        >>> queue_order(5, 1) == queue_order(5, 1), sorted(queue_order(5, 1))
+        (True, [0, 1, 2, 3, 4])
+    """
+    return [int(k) for k in np.random.default_rng(seed).permutation(n)]
 
 
 def sha256_of(view: dict[str, Any]) -> str:
@@ -248,6 +266,8 @@ class Queue:
     #: the audited rubric's category names, offered when an audit is labelled 1 (empty when
     #: there is no audit)
     categories: list[str] = field(default_factory=list)
+    #: the seed of the items' random order (:func:`queue_order`)
+    seed: int = 0
 
 
 def _side(run: RunResult | None, scored: ScoredResult | None) -> dict[str, Any]:
@@ -282,7 +302,8 @@ def audit_texts(run: RunResult | None) -> list[dict[str, str]]:
 
 
 def load_queue(out_dir: Path, seed: int) -> Queue:
-    """The queue of an output directory: its pairs, then its audited results."""
+    """The queue of an output directory: its pairs and its audited results in the random
+    order of ``seed`` (the same seed shuffles the pairs' sides)."""
     inputs = load_report_dir(out_dir)
     runs = {_run_key(r.task.id, r.arm, r.attempt, r.run_id): r for r in inputs.runs}
     scored = {_run_key(s.task_id, s.arm, s.attempt, s.run_id): s
@@ -318,7 +339,8 @@ def load_queue(out_dir: Path, seed: int) -> Queue:
             "kind": "audit", "task": _task(run, arec.task_id),
             "test_status": arec.test_status, "texts": audit_texts(run)}
         items.append(AuditItem(arec, shown))
-    return Queue(items, missing, audit_categories(inputs.summary.audit))
+    items = [items[k] for k in queue_order(len(items), seed)]
+    return Queue(items, missing, audit_categories(inputs.summary.audit), seed)
 
 
 def audit_categories(audit: AuditStats | None) -> list[str]:

@@ -33,7 +33,7 @@ from judgekit.audit.calibrate import LabelSet, majority_labels
 from judgekit.audit.kind import AUDIT
 from judgekit.errors import InputError
 from judgekit.outputs import LABELS_DIR
-from judgekit.pairwise.gold import GoldLabel, GoldSet, Label, gold_set
+from judgekit.pairwise.gold import Chosen, GoldLabel, GoldSet, Label, gold_set
 from judgekit.pairwise.kind import PAIRWISE
 from judgekit.review.labelfile import append_line, read_label_lines
 
@@ -60,6 +60,12 @@ class AuditLabel(BaseModel):
     labeller: str
     time: str
     shown_sha256: str
+    chosen: Chosen | None = Field(
+        None, description="How the item was chosen for labelling: random (the review "
+                          "queue's seeded random order, taken in order), filter or hand. "
+                          "Absent: not recorded, taken as not random.")
+    queue_seed: int | None = Field(None, description="The seed of the random queue order.")
+    queue_position: int | None = Field(None, description="The item's place in that order.")
 
     def key(self) -> AuditKey:
         return (self.task_id, self.arm, self.attempt, self.run_id or "")

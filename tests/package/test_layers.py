@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "judgekit"
 LAYERS: dict[str, int] = {
     "errors": 0, "io": 0, "stats": 0, "diffs": 0, "infra": 0, "_resources": 0,
     "gcpause": 0, "jsonread": 0, "jsontext": 0, "omit": 0, "paths": 0, "plugins": 0,
-    "steps": 0, "outputs": 0, "secretscan": 0,
+    "steps": 0, "outputs": 0, "secretscan": 0, "corrected": 0,
     "ingest": 1,
     "scoring": 2, "index": 2,
     "engine": 3,

@@ -19,6 +19,7 @@ import json
 from contextlib import ExitStack
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from judgekit.testing import FakeAPIServer
@@ -133,3 +134,23 @@ def test_the_text_output_shows_each_judge_and_the_jury(jury_out: Path) -> None:
         assert f"judge {name}: 9 items of 3 compared pairs" in proc.stdout
     assert "jury: 9 items of 3 compared pairs" in proc.stdout
     assert "jury: none" not in proc.stdout
+
+
+def test_the_jurys_effective_number_from_its_errors_follows_the_formula(
+        jury_out: Path) -> None:
+    """Errors (verdict less label, A 1, B 0, draw 0.5) of each judge on the 9 labelled
+    items, their mean pairwise correlation r, and n / (1 + (n - 1) r)."""
+    data = json.loads(judgekit("calibrate", jury_out / "pairwise.jsonl", "--labels", GOLD,
+                               "--json").stdout)
+    value = {"A": 1.0, "B": 0.0, "draw": 0.5}
+    errors = np.array([[value[v] - value[g] for v, g in zip(VERDICTS[name], GOLD_LABELS)]
+                       for name in (G, C, F)])
+    rs = []
+    for i in range(3):
+        for j in range(i + 1, 3):
+            if errors[i].std() and errors[j].std():
+                rs.append(float(np.corrcoef(errors[i], errors[j])[0, 1]))
+    r = min(1.0, max(0.0, float(np.mean(rs))))
+    got = data["effective_judges_errors"]
+    assert got["of"] == "errors" and got["n_judges"] == 3 and got["n_items"] == 9
+    assert got["n_effective"] == pytest.approx(3 / (1 + 2 * r), abs=1e-6)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import numpy as np
 import pytest
 
 from judgekit.summary import EvalSummary
@@ -113,6 +114,26 @@ def test_each_judge_runs_flip_and_draw_and_the_jury_is_themajority(jury_run) -> 
             assert rec["dimensions"][dim]["winner"] == expected
             decisive += expected != "draw"
     assert decisive == 3 * N_TASKS // 2  # where size and merit agree
+
+
+def test_summary_states_the_jurys_effective_number_of_judges(jury_run) -> None:
+    """Computed again from the records' own verdicts by the stated formula."""
+    ej = jury_run["summary"]["pairwise"]["jury"]["effective_judges"]
+    labels = [_label(j) for j in jury_run["judges"]]
+    value = {"draw": 0.5}
+    rows = []
+    for rec in jury_run["lines"]:
+        value.update({rec["arm_a"]: 1.0, rec["arm_b"]: 0.0})
+        rows += [[value[rec["judges"][k]["dimensions"][d]["winner"]] for k in labels]
+                 for d in DIMS]
+    with np.errstate(invalid="ignore", divide="ignore"):  # a judge of one verdict throughout
+        corr = np.corrcoef(np.array(rows).T)
+    pairs = [corr[i, j] for i in range(3) for j in range(i + 1, 3) if not np.isnan(corr[i, j])]
+    r = min(1.0, max(0.0, float(np.mean(pairs))))
+    assert ej["n_judges"] == 3 and ej["n_items"] == len(rows)
+    assert ej["n_effective"] == pytest.approx(3 / (1 + 2 * r), abs=1e-6)
+    assert "n_eff = n / (1 + (n - 1) * r)" in ej["formula"]
+    assert f"amount to {ej['n_effective']:.1f} independent ones" in jury_run["md"]
 
 
 def test_summary_has_each_judge_and_the_jury_and_their_agreement(jury_run) -> None:

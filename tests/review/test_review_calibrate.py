@@ -103,6 +103,9 @@ def test_calibrate_without_labels_reads_the_audit_labels_as_the_same_rows_in_a_c
     assert (got.pop("labeller_note"), want.pop("labeller_note")) == (None, None)
     assert got.pop("labeller_agreement")["alpha"] == 1.0 and want.pop("labeller_agreement") is None
     assert list(got.pop("labellers")) == ["ana", "bo"] and want.pop("labellers") == {}
+    # the corrected shares: per result from the review's labels, per task from a CSV
+    assert (got.pop("corrected_unit"), want.pop("corrected_unit")) == ("result", "task")
+    assert "defect" in got.pop("corrected") and "defect" in want.pop("corrected")
     assert got == want and got["n"] == len({r["task_id"] for r in records})
 
 

@@ -200,12 +200,13 @@ def test_the_queue_sends_arms_and_verdict_facets_of_labelled_items_only(
     assert BASE not in text and CTX not in text  # no arm is named before a label
     assert all("facets" not in q for q in before["items"])
     assert {tuple(q["status"]) for q in before["items"]} == {("passed",), ("failed", "passed")}
+    t1 = next(i for i, it in enumerate(state.queue.items) if it.task_id == "t1")
     for dim in ("consistency", "completeness", "minimality"):
-        state.label({"i": 1, "dimension": dim, "choice": "draw"})
+        state.label({"i": t1, "dimension": dim, "choice": "draw"})
     after = state.queue_view()["items"]
-    assert [q["i"] for q in after if "facets" in q] == [1]
+    assert [q["i"] for q in after if "facets" in q] == [t1]
     # t1: the context arm failed its tests and the scripted judge calls it more complete
-    assert after[1]["facets"] == {"arms": sorted([BASE, CTX]), "flagged": False, "jury_split": False,
+    assert after[t1]["facets"] == {"arms": sorted([BASE, CTX]), "flagged": False, "jury_split": False,
                                   "anchored_contradiction": True,
                                   "unverified_evidence": False}
 
@@ -232,8 +233,8 @@ def test_each_attempt_pair_is_its_own_item_and_a_label_covers_that_pair_only(
     assert len(rows) == len(dims)
     for row in rows:
         jsonschema.validate(row, schema)
-        assert (row["attempt_a"], row["attempt_b"]) == (records[0]["attempt_a"],
-                                                        records[0]["attempt_b"])
+        first = state.queue.items[0].record
+        assert (row["attempt_a"], row["attempt_b"]) == (first.attempt_a, first.attempt_b)
     # calibrate matches the labels to that attempt pair's verdicts only
     got = json.loads(judgekit("calibrate", out, "--json").stdout)
     [judge] = got["judges"].values()
@@ -303,8 +304,9 @@ def test_a_label_of_an_item_whose_content_changed_since_is_stale_and_does_not_co
     # another shuffle shows the same content: its labels stay fresh
     other_seed = ReviewState(load_queue(out, seed=7), LabelStore(out, "ana"))
     assert other_seed.queue_view()["stale_labels"] == 0
-    assert other_seed.first_unlabelled() == 2
-    _rejudged_with_other_patches(out, "plainfix0", "plainfix0 changed")
+    assert sum(map(other_seed.labelled, other_seed.queue.items)) == 2
+    marker = f"plainfix{state.queue.items[0].task_id[1:]}"
+    _rejudged_with_other_patches(out, marker, f"{marker} changed")
     again = ReviewState(load_queue(out, seed=0), LabelStore(out, "ana"))
     view = again.queue_view()
     assert view["stale_labels"] == len(dims) and view["first_unlabelled"] == 0

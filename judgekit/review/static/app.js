@@ -16,6 +16,7 @@
   let item = null;
   let showFix = false;
   let choosing = false;  // after 1 on an audit: the category is picked next
+  let via = null;  // "filter" when the item shown was opened from a filtered list
   let chain = Promise.resolve();
 
   function el(tag, cls, text) {
@@ -45,7 +46,15 @@
 
   function updateProgress() {
     const done = queue.items.filter((q) => q.labelled).length;
+    // the random sample: the items labelled from the first of the queue's random order on
+    const targets = Object.entries(queue.targets || {}).map(([kind, t]) =>
+      ` · ${kind} random labels ${t.random_labelled}` + (t.labels_needed === null
+        ? ` (±${t.half_width} not reachable)` : ` of ${t.labels_needed} for ±${t.half_width}`));
+    const inOrder = Object.values(queue.random_labelled || {}).reduce((a, b) => a + b, 0);
     progress.textContent = `${done} of ${queue.total} labelled · labeller ${queue.labeller}` +
+      (queue.queue_seed !== undefined
+        ? ` · random order, seed ${queue.queue_seed}: ${inOrder} labelled in order` : "") +
+      targets.join("") +
       (queue.stale_labels ? ` · ${queue.stale_labels} stale label(s) of changed items, not counted` : "");
   }
 
@@ -265,8 +274,9 @@
     updateProgress();
   }
 
-  async function open(i) {
+  async function open(i, how) {
     choosing = false;
+    via = how || null;
     item = await api(`/api/item?i=${i}`);
     render();
   }
@@ -293,10 +303,12 @@
       return;
     }
     const body = { i: item.i, choice };
+    if (via) body.via = via;
     if (kind === "pairwise") body.dimension = currentDim();
     if (category) body.category = category;
     item = await api("/api/label", body);
     queue.items[item.i].labelled = item.labelled;
+    if (item.labelled) queue = await api("/api/queue");  // the random sample's progress
     say(`stored ${kind === "pairwise" ? body.dimension + ": " + choice : "label " + choice}`);
     render();
   }
@@ -353,7 +365,9 @@
       b.type = "button";
       b.dataset.i = String(q.i);
       b.addEventListener("click", () => {
-        chain = chain.then(async () => { closeBrowse(); await open(q.i); });
+        const filtered = [...document.querySelectorAll("#filters select")].some((x) => x.value) ||
+          FACETS.some((f) => document.getElementById(`f-${f}`).checked);
+        chain = chain.then(async () => { closeBrowse(); await open(q.i, filtered ? "filter" : "hand"); });
       });
       li.append(b);
       return li;
