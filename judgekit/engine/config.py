@@ -4,7 +4,8 @@ The model id is parsed when the config is built (``claude-x`` becomes
 ``anthropic:claude-x``); everything downstream reads ``provider`` and ``model_name``.
 A judge string ``MODEL@URL`` (the command line's judge option and
 :func:`judgekit.evaluate`'s ``judge`` alike) is parsed here too, once: the judge calls that
-server, with no key needed, and its verdicts are cached under the model and that URL.
+server, with no key needed. Verdicts are cached under the model and the server that gave
+them (:meth:`EngineConfig.verdict_scope`).
 :func:`judge_configs` turns the judges given (one, or several for a jury) into configs.
 
 Example:
@@ -114,15 +115,17 @@ class EngineConfig(BaseModel):
 
     model: str
     base_url: str | None = None
-    #: what tells this judge apart in the verdict cache beside its model id (a jury judge
-    #: written ``MODEL@URL`` is its server); ``None``: the model id alone, as always.
+    #: what tells this judge apart in the verdict cache beside its model id; ``None``: its
+    #: server, when it has a base URL (:meth:`verdict_scope`).
     cache_scope: str | None = None
     #: calls in flight at most; ``None``: 16 for a hosted API, the slots a self-hosted
     #: server reports (one when it reports none).
     concurrency: int | None = Field(None, ge=1)
     cache_path: Path | None = None
     use_cache: bool = True
-    retry_unscored: bool = False
+    #: ask again for items the verdict cache holds as unscored (no valid verdict); False:
+    #: such an item is served from the cache, unscored, with no call.
+    retry_unscored: bool = True
     #: model answers asked per item before it is ``unscored`` (1 + re-asks).
     max_tries: int = Field(MAX_TRIES, ge=1)
     #: no call is admitted unless spend so far plus its worst-case cost fits under this.
@@ -215,6 +218,22 @@ class EngineConfig(BaseModel):
         if env:
             return check_base_url(env, where=spec.base_url_var)
         return spec.default_base_url
+
+    def verdict_scope(self) -> str | None:
+        """What keys this judge's verdicts in the cache beside the provider and model: the
+        server that answers (the base URL given, ``MODEL@URL``'s, the provider's base-URL
+        variable's or a local preset's address, its credentials left out), or
+        ``cache_scope`` when given; ``None`` for a hosted API at its own address. One model
+        name on two servers (a broken one and a working one, say) never shares verdicts.
+
+        Example:
+            >>> EngineConfig(model="llamacpp:m", base_url="http://127.0.0.1:9/v1").verdict_scope()
+            'http://127.0.0.1:9/v1'
+        """
+        if self.cache_scope:
+            return self.cache_scope
+        url = self.resolved_base_url()
+        return redact_url(url) if url else None
 
     @property
     def local(self) -> bool:
