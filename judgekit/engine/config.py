@@ -41,7 +41,12 @@ def _how_to_enable() -> str:
     judges = default_judges(BUILTINS)
     models = " or ".join(f"{spec.name}:<model>" for spec in judges)
     keys = " / ".join(spec.key_var for spec in judges)
-    return f"judging skipped: pass {{option:judge}} {models} (or set {keys})"
+    local = [spec for spec in BUILTINS if spec.local and spec.default_base_url]
+    shown = next((spec for spec in local if spec.name == "llamacpp"), local[0])
+    others = ", ".join(f"{spec.name}:" for spec in local if spec is not shown)
+    return (f"judging skipped: pass {{option:judge}} {models} (or set {keys}), or MODEL@URL "
+            f"for a server of your own, no key needed ({shown.name}:<model>@"
+            f"{shown.default_base_url}; also {others})")
 
 
 #: One line callers print when judging is skipped for want of a model (``{option:judge}``
@@ -83,6 +88,22 @@ def split_judge(text: str) -> tuple[str, str | None]:
     return text, None
 
 
+def _check_named_api(model: str, url: str) -> None:
+    """A bare model name before ``@URL`` that names no provider (``smollm2@URL``) is refused
+    with the forms that work: the server's API must be named, as ``llamacpp:smollm2@URL``
+    (or ``openai:`` for any OpenAI-compatible server)."""
+    try:
+        parse_model(model)
+    except ConfigError:
+        if ":" in model:
+            raise
+        shown = redact_url(url)
+        raise ConfigError(
+            f"{{option:judge}} {model}@{shown}: name the API the server speaks before the "
+            f"model: llamacpp:{model}@{shown} (llama.cpp), ollama:, vllm:, lmstudio:, or "
+            f"openai:{model}@{shown} for any OpenAI-compatible server") from None
+
+
 #: defaults for a hosted API and for a self-hosted server (see :meth:`EngineConfig.settled`).
 HOSTED_CONCURRENCY = 16
 HOSTED_TIMEOUT_S = 60.0
@@ -101,6 +122,17 @@ MIN_CONTEXT_WINDOW = 256
 #: the environment variable naming the verdict cache file, and the file without it.
 CACHE_ENV = "JUDGEKIT_CACHE"
 DEFAULT_CACHE_PATH = "~/.cache/judgekit/verdicts.sqlite"
+
+
+def cache_file(given: Path | None = None) -> Path:
+    """The SQLite file of the verdict cache: ``given``, else ``$JUDGEKIT_CACHE``, else the
+    default under the user's cache directory."""
+    if given is not None:
+        return Path(given).expanduser()
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env).expanduser()
+    return Path(DEFAULT_CACHE_PATH).expanduser()
 
 
 class EngineConfig(BaseModel):
@@ -178,6 +210,7 @@ class EngineConfig(BaseModel):
         if isinstance(data, dict) and isinstance(data.get("model"), str):
             model, url = split_judge(data["model"])
             if url:
+                _check_named_api(model, url)
                 data = {**data, "model": model, "base_url": url,
                         "cache_scope": data.get("cache_scope") or redact_url(url)}
         return data
@@ -203,12 +236,7 @@ class EngineConfig(BaseModel):
 
     def resolved_cache_path(self) -> Path:
         """The SQLite file of the verdict cache."""
-        if self.cache_path is not None:
-            return Path(self.cache_path).expanduser()
-        env = os.environ.get(CACHE_ENV)
-        if env:
-            return Path(env).expanduser()
-        return Path(DEFAULT_CACHE_PATH).expanduser()
+        return cache_file(self.cache_path)
 
     def resolved_base_url(self) -> str | None:
         if self.base_url:
