@@ -89,7 +89,7 @@ class AuditStats(_Open, OmitIfNone):
 
     audited: Literal["results", "items"] = Field(
         "results", description="What was audited: results that did not pass, or benchmark "
-                               "items with no run (audit --items; one record per item, "
+                               "items with no run (an item audit: one record per item, "
                                "its counts of items).")
     rubric: str | None = None
     rubric_version: int | str | None = None

@@ -103,7 +103,7 @@ class AuditRecord(OmitIfNone):
 
     @property
     def is_item(self) -> bool:
-        """The record of a benchmark item audited with no run (``audit --items``)."""
+        """The record of a benchmark item audited with no run (an item audit)."""
         return self.arm == ITEM_ARM and self.test_status == NOT_RUN
 
     def subject(self) -> str:

@@ -1,7 +1,7 @@
 """The audit section as lines of text, rendered from the typed ``summary["audit"]``.
 
 Suspected defective tasks come first, then every audited task; an audit of benchmark items
-(``audit --items``) speaks of items.
+(an item audit) speaks of items.
 
 Example:
     >>> lines = audit_lines({"rubric": "commit-revert", "n_failed": 2, "n_valid": 2,

@@ -210,7 +210,7 @@ def _item_audit_header(inputs: ReportInputs, title: str) -> str:
 
 
 def _item_audit_body(inputs: ReportInputs, title: str) -> list[str]:
-    """An audit of benchmark items (``audit --items``): no result was scored, so no arm,
+    """An audit of benchmark items (an item audit): no result was scored, so no arm,
     comparison or result section; the steps that ran, then calibration."""
     parts = parts_that_ran(inputs.summary)
     return [_item_audit_header(inputs, title),

@@ -209,7 +209,7 @@ def size_fact(bias: SizeBias | None) -> str | None:
 @dataclass(frozen=True)
 class AuditWords:
     """How the reports speak of an audit: of results that did not pass, or of benchmark
-    items audited with no run (``audit --items``), which have no result, run or arm."""
+    items audited with no run (an item audit), which have no result, run or arm."""
 
     #: the section's heading.
     title: str
@@ -255,7 +255,7 @@ def audit_words(audit: AuditStats | None) -> AuditWords:
 
 
 def item_audit(summary: EvalSummary) -> bool:
-    """An output of ``audit --items``: benchmark items audited, no result scored."""
+    """The output of an item audit: benchmark items audited, no result scored."""
     return (summary.audit is not None and summary.audit.audited == "items"
             and not summary.results)
 

@@ -144,7 +144,7 @@ def render_markdown(inputs: ReportInputs | EvalSummary | dict[str, Any]) -> str:
 
 
 def _item_audit_lines(inputs: ReportInputs) -> list[str]:
-    """The report of an audit of benchmark items (``audit --items``): no result was scored,
+    """The report of an audit of benchmark items (an item audit): no result was scored,
     so no arm, comparison or result section; the steps that ran, then calibration."""
     s = inputs.summary
     lines = ["# judgekit report", "", md(item_audit_line(s)), ""]
