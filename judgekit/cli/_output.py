@@ -129,7 +129,7 @@ def cache_line(judge: JudgeRun) -> str | None:
             else f"verdict cache: {items} answered from the cache, with no call")
     unscored = judge.from_cache_unscored
     if unscored:
-        line += (f"; {unscored} of them unscored as an earlier run left them "
+        line += (f"; {unscored} of them unscored, as the cache holds them "
                  "(--retry-unscored asks them again)")
     return line
 

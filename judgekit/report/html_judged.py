@@ -170,8 +170,7 @@ def verdict_card(rec: AuditRecord, suspected: bool = False, with_run: bool = Fal
     head = record_title(rec, with_run)
     badges = [badge(state, "valid" if state == "valid" else "unscored")]
     if suspected:
-        badges.append(badge(f"suspected defective {'task' if words.per_result else 'item'}",
-                            "suspect"))
+        badges.append(badge(words.suspect, "suspect"))
     if state == "valid" and rec.verdict:
         ife = v.score == 1
         badges.append(badge(words.blamed if ife else words.cleared,

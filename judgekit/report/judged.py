@@ -223,7 +223,9 @@ class AuditWords:
     cleared: str
     #: the second question of the rubric.
     caused: str
-    #: the heading of the suspected ones, why they are, and the line when there are none.
+    #: the mark of a suspected one, the heading of them all, why they are suspected, and
+    #: the line when there are none.
+    suspect: str
     suspected: str
     why_suspected: str
     none_suspected: str
@@ -235,14 +237,15 @@ RESULT_WORDS = AuditWords(
     title="Audit of failed results", one="result", many="results",
     audited="failed results audited", blamed="task defect caused the failure",
     cleared="agent's failure", caused="Did it cause the failure?",
-    suspected="Suspected defective tasks",
+    suspect="suspected defective task", suspected="Suspected defective tasks",
     why_suspected="Several independent runs blame these tasks on the same defect. Check "
                   "them before trusting their results.",
     none_suspected="No task is suspected of being defective.", per_result=True)
 ITEM_WORDS = AuditWords(
     title="Audit of benchmark items", one="item", many="items", audited="items audited",
     blamed="item defect would fail a correct fix", cleared="no defect that fails a correct fix",
-    caused="Would it make a correct fix fail?", suspected="Suspected defective items",
+    caused="Would it make a correct fix fail?", suspect="suspected defective item",
+    suspected="Suspected defective items",
     why_suspected="The judge blames these items on a defect, with every quote it gives "
                   "found in the item's texts. Check them before using them.",
     none_suspected="No item is suspected of being defective (a verdict whose quotes are not "

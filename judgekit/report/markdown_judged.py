@@ -179,7 +179,7 @@ def verdict_lines(rec: AuditRecord, suspected: set[str], with_run: bool = False,
     v = j.verdict_of(rec)
     head = "#### " + md(j.record_title(rec, with_run, " / "), block=False)
     if rec.task_id in suspected:
-        head += f" (suspected defective {'task' if words.per_result else 'item'})"
+        head += f" ({words.suspect})"
     lines = [head, ""] + _verdict_facts(rec, v, words)
     for text, label in ((v.existence_reasoning, "Does a defect exist?"),
                         (v.causation_reasoning, words.caused)):
