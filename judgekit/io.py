@@ -2,7 +2,7 @@
 the old one), and reading the files a user gives (JSON, JSON lines, CSV, text) with errors
 that name the file and the line: one :class:`~judgekit.errors.InputError` each, whatever
 the bytes (too deep, not UTF-8, cut short, a CSV field over the limit). A leading byte order
-mark, as spreadsheets and some editors write, is skipped.
+mark, as spreadsheets and some editors write, is skipped; a gzip CSV is read decompressed.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import csv
 import os
 import stat
 import tempfile
+import zlib
 from collections.abc import Iterator
 from io import StringIO
 from pathlib import Path
@@ -120,12 +121,40 @@ def read_regular(path: str | Path, limit: int | None = MAX_FILE_BYTES) -> bytes:
 def read_text(path: str | Path, limit: int | None = MAX_FILE_BYTES) -> str:
     """The text of a regular UTF-8 file of at most ``limit`` bytes (a leading byte order
     mark skipped); an :class:`InputError` otherwise."""
-    data = read_regular(path, limit)
+    return _decode(read_regular(path, limit), path)
+
+
+def _decode(data: bytes, path: str | Path) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(path, None, f"not valid UTF-8 (byte {exc.start}): {exc.reason}"
                          ) from None
+
+
+#: the first two bytes of a gzip file.
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def read_unzipped(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file, decompressed when it is gzip (its first two bytes say
+    so, whatever its name: ``labels.csv.gz``), at most ``limit`` bytes either way; an
+    :class:`InputError` for a gzip file cut short or damaged."""
+    data = read_regular(path, limit)
+    if not data.startswith(GZIP_MAGIC):
+        return data
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        out = inflate.decompress(data, limit + 1)
+    except zlib.error as exc:
+        raise InputError(path, None, f"a gzip file that cannot be decompressed ({exc})"
+                         ) from None
+    if len(out) > limit:
+        raise InputError(path, None, f"decompresses to over the limit of {limit} bytes: "
+                                     "refused")
+    if not inflate.eof:
+        raise InputError(path, None, "a gzip file cut short")
+    return out
 
 
 def read_json(path: str | Path, limit: int | None = MAX_FILE_BYTES) -> Any:
@@ -150,8 +179,8 @@ def read_csv(path: str | Path, limit: int = MAX_FILE_BYTES
              ) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
     """The header of a CSV file (each name stripped) and its rows, each with the line it
     starts on; a field over :func:`csv.field_size_limit` or any other fault the CSV reader
-    finds is an :class:`InputError` naming the line."""
-    reader = csv.DictReader(StringIO(read_text(path, limit), newline=""))
+    finds is an :class:`InputError` naming the line. A gzip file is read decompressed."""
+    reader = csv.DictReader(StringIO(_decode(read_unzipped(path, limit), path), newline=""))
     rows: list[tuple[int, dict[str, Any]]] = []
     start = 1
     try:

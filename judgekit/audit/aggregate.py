@@ -128,8 +128,10 @@ def sample_from_outcome(outcome: ItemOutcome, normalise_type: Callable[[Any], st
 
 
 def aggregate_tasks(records: Sequence[AuditRecord], passed: dict[str, int] | None = None,
-                    min_runs: int = 2) -> list[TaskAudit]:
-    """Per-task aggregation; suspected tasks first, then by IFE count, then by id."""
+                    min_runs: int = 2, verified_only: bool = False) -> list[TaskAudit]:
+    """Per-task aggregation; suspected tasks first, then by IFE count, then by id.
+    ``verified_only``: only verdicts whose quotes were all found in the materials count
+    towards suspecting a task (the item audit, where one verdict decides)."""
     by_task: dict[str, list[AuditRecord]] = defaultdict(list)
     for rec in records:
         by_task[rec.task_id].append(rec)
@@ -146,12 +148,14 @@ def aggregate_tasks(records: Sequence[AuditRecord], passed: dict[str, int] | Non
             task_score=majority_score([r.score or 0 for r in valid])[0] if valid else None)
         # a contradicted verdict (a pass, or a fix passing its tests, says otherwise) does
         # not make a task suspected
-        standing = Counter(r.deficiency_type or "none" for r in ife if not r.contradicted)
+        standing = Counter(r.deficiency_type or "none" for r in ife if not r.contradicted
+                           and (r.evidence_verified or not verified_only))
         if standing:
             top, count = standing.most_common(1)[0]
             if count >= min_runs and count * 2 > len(valid) and task.n_passed == 0:
                 task.suspected, task.suspected_type = True, top
                 task.runs = [SuspectRun(run_id=r.run_id, arm=r.arm, attempt=r.attempt)
-                             for r in ife if r.deficiency_type == top]
+                             for r in ife if r.deficiency_type == top
+                             and (r.evidence_verified or not verified_only)]
         tasks.append(task)
     return sorted(tasks, key=lambda t: (not t.suspected, -t.n_ife, t.task_id))

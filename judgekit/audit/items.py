@@ -7,7 +7,9 @@ intrinsic defect that would make a correct solution fail. Verdicts are checked a
 audits' are (logic, then evidence quoted verbatim from the item's texts), with samples,
 the cache, the cost cap and context fitting of the engine. One
 :class:`~judgekit.audit.records.AuditRecord` per item (``arm`` ``item``, ``test_status``
-``not run``); an item is suspected when its own verdict blames it (``min_runs`` 1).
+``not run``); an item is suspected when its own verdict blames it with every quote found
+in the item's texts (``min_runs`` 1; a verdict whose quotes are not found suspects
+nothing).
 
 Example:
     >>> from judgekit.ingest.items import BenchmarkItem
@@ -154,10 +156,10 @@ def run_item_audit(items: Sequence[BenchmarkItem], engine: Engine,
         records.append(AuditRecord(task_id=item.instance_id, arm=ITEM_ARM, attempt=0,
                                    test_status=NOT_RUN, materials_cut=meta[chunk[0]][1],
                                    **combine_samples(samples)))
-    tasks = aggregate_tasks(records, {}, min_runs=1)
+    tasks = aggregate_tasks(records, {}, min_runs=1, verified_only=True)
     return AuditResult(rubric=rubric, records=records, tasks=tasks,
                        model=engine.config.model,
-                       samples=opts.samples, stopped=stop_of(outcomes), passes={})
+                       samples=opts.samples, stopped=stop_of(outcomes), passes={}, items=True)
 
 
 __all__ = ["ITEM_ARM", "NOT_RUN", "gather_item_materials", "item_system_prompt",

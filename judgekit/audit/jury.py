@@ -85,7 +85,7 @@ def disagreement(record: AuditRecord) -> str | None:
             return f"{label} no verdict ({j.state})"
         kind = f" ({j.deficiency_type})" if j.score == 1 and j.deficiency_type else ""
         return f"{label} {j.score}{kind}"
-    return (f"{record.key()}: " + ", ".join(one(label, j) for label, j in judges.items()))
+    return (f"{record.subject()}: " + ", ".join(one(label, j) for label, j in judges.items()))
 
 
 @dataclass
@@ -136,9 +136,10 @@ class AuditJuryResult(StepResult[AuditRecord, AuditStepSummary]):
         records = self.records
         passed = {t.task_id: t.n_passed for t in first.tasks}
         return AuditResult(rubric=first.rubric, records=records,
-                           tasks=aggregate_tasks(records, passed, min_runs=self.min_runs),
+                           tasks=aggregate_tasks(records, passed, min_runs=self.min_runs,
+                                                 verified_only=first.items),
                            model="jury (majority): " + ", ".join(self.labels),
-                           samples=first.samples, passes=first.passes)
+                           samples=first.samples, passes=first.passes, items=first.items)
 
     def _member(self, juror: AuditJuror) -> AuditJuryMember:
         own = juror.result.counts()

@@ -8,8 +8,8 @@ Example:
 
 from __future__ import annotations
 
-from judgekit.audit.records import ITEM_ARM, AuditRecord
-from judgekit.audit.models import AuditStepSummary
+from judgekit.audit.records import AuditRecord
+from judgekit.audit.models import AuditStats, AuditStepSummary
 from judgekit.steps import Failures, StepKind, StepResult, cached_text, closing_counts
 
 
@@ -28,7 +28,7 @@ class AuditKind(StepKind[AuditRecord, AuditStepSummary]):
         # audit carried over from a judged output
         cached = (None if part is None or part.carried_over
                   else sum(1 for r in part.records if r.cached))
-        return [f"{self.name}: {audit.n_failed} {_audited(part)}: "
+        return [f"{self.name}: {audit.n_failed} {_audited(audit, part)}: "
                 + closing_counts(audit.n_valid, audit.n_unscored, audit.n_error,
                                  (audit.n_skipped_cost or 0) + sum(audit.skipped.values()),
                                  audit.skipped.get("too_long_for_context", 0))
@@ -48,10 +48,13 @@ class AuditKind(StepKind[AuditRecord, AuditStepSummary]):
         return (summary.audit.n_skipped_cost or 0) if summary.audit is not None else 0
 
 
-def _audited(part: StepResult[AuditRecord, AuditStepSummary] | None) -> str:
-    """What the audit's records are of: benchmark items (the item audit, each record's
-    arm :data:`~judgekit.audit.records.ITEM_ARM`) or results that did not pass."""
-    if part is not None and part.records and all(r.arm == ITEM_ARM for r in part.records):
+def _audited(audit: AuditStats, part: StepResult[AuditRecord, AuditStepSummary] | None
+             ) -> str:
+    """What the audit's records are of: benchmark items (the item audit; an older output
+    says so by each record's arm :data:`~judgekit.audit.records.ITEM_ARM`) or results that
+    did not pass."""
+    if audit.audited == "items" or (part is not None and part.records
+                                    and all(r.is_item for r in part.records)):
         return "items"
     return "results that did not pass"
 
@@ -63,7 +66,8 @@ def audit_failures(part: StepResult[AuditRecord, AuditStepSummary]) -> Failures:
         return Failures()
     reason = next((r.reason for r in part.records if r.state == "error" and r.reason),
                   "unknown")
-    return Failures([f"{AUDIT.name}: {audit.n_error} of {audit.n_failed} results ended in "
+    what = "items" if audit.audited == "items" else "results"
+    return Failures([f"{AUDIT.name}: {audit.n_error} of {audit.n_failed} {what} ended in "
                      f"error (first: {reason})"], audit.n_error == audit.n_failed)
 
 

@@ -112,6 +112,29 @@ def _raw_blocks(run: RunResult, scored: ScoredResult | None = None) -> dict[str,
     }
 
 
+#: the request's first line: what is audited. A result whose outcome is unknown may have
+#: passed, so it is not called a failure.
+HEADLINE = "Audit this failed result and submit your verdict."
+HEADLINE_UNKNOWN = (
+    "Audit this result and submit your verdict. Its outcome is unknown: no evidence says "
+    "whether it passed its tests, so it may have passed. Where the instructions speak of "
+    "the failure, ask whether a defect of the benchmark item would make this result fail; "
+    "score 1 only when the materials show such a defect and that it decided this result's "
+    "outcome, else 0.")
+
+
+def headline(status: str) -> str:
+    """The request's first line for a result of test status ``status``.
+
+    Example:
+        >>> headline("failed")
+        'Audit this failed result and submit your verdict.'
+        >>> "may have passed" in headline("unknown")
+        True
+    """
+    return HEADLINE_UNKNOWN if status == "unknown" else HEADLINE
+
+
 def _verdict_line(run: RunResult) -> str:
     if run.success is None:
         return "not recorded"
@@ -142,7 +165,7 @@ def gather_materials(run: RunResult, scored: ScoredResult | None, *, budget_toke
     cut = "".join(f"- Note: {note}\n" for note in notes)
     mark = f"\x00{uuid.uuid4().hex}\x00"  # where the sample's note goes: no material holds it
     rendered = read_template("audit_item.md").safe_substitute(
-        task_id=run.task_id, arm=run.arm, attempt=run.attempt, test_status=status,
+        headline=headline(status), task_id=run.task_id, arm=run.arm, attempt=run.attempt, test_status=status,
         test_reason=reason, tests_run=tests_run, harness_status=run.harness_status,
         cut_notes=cut, test_command=fence("test command", run.task.test_command),
         sample_note=mark,

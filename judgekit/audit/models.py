@@ -13,7 +13,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -91,6 +91,10 @@ class AuditStats(_Open, OmitIfNone):
 
     omit_if_none: ClassVar[tuple[str, ...]] = ("jury", "rubric_categories")
 
+    audited: Literal["results", "items"] = Field(
+        "results", description="What was audited: results that did not pass, or benchmark "
+                               "items with no run (an item audit: one record per item, "
+                               "its counts of items).")
     rubric: str | None = None
     rubric_version: int | str | None = None
     rubric_categories: list[str] | None = Field(

@@ -102,5 +102,14 @@ class AuditRecord(OmitIfNone):
         return ResultKey.of(self)
 
     @property
+    def is_item(self) -> bool:
+        """The record of a benchmark item audited with no run (an item audit)."""
+        return self.arm == ITEM_ARM and self.test_status == NOT_RUN
+
+    def subject(self) -> str:
+        """What the record is of, in words: ``task / arm / attempt N``, or an item's id."""
+        return self.task_id if self.is_item else str(self.key())
+
+    @property
     def score(self) -> int | None:
         return self.verdict.score if self.state == "valid" and self.verdict else None

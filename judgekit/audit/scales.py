@@ -43,6 +43,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from io import BytesIO, TextIOWrapper
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -51,6 +52,7 @@ from judgekit import stats
 from judgekit.audit.records import AuditRecord
 from judgekit.audit.calibrate import Calibration, InterRater, calibrate, task_scores
 from judgekit.errors import InputError
+from judgekit.io import read_unzipped
 
 ID_COLUMNS = ("task_id", "instance_id")
 DEFAULT_THRESHOLD = 2.0
@@ -113,10 +115,7 @@ def read_scale_labels(path: str | Path, columns: Sequence[str], *,
     p = Path(path)
     if not p.is_file():
         raise InputError(p, None, "labels file not found")
-    try:
-        fh = p.open(newline="", encoding="utf-8-sig")
-    except OSError as exc:
-        raise InputError(p, None, f"cannot be read: {exc.strerror or exc}") from None
+    fh = TextIOWrapper(BytesIO(read_unzipped(p)), encoding="utf-8-sig", newline="")
     with fh:
         try:
             reader = csv.DictReader(fh)

@@ -68,6 +68,8 @@ class AuditResult(StepResult[AuditRecord, AuditStepSummary]):
     stopped: Skip | None = None
     #: task id -> the results that passed with verified tests (what contradicts a score 1).
     passes: dict[str, list[str]] | None = None
+    #: an audit of benchmark items with no run (one record per item), not of results.
+    items: bool = False
 
     def counts(self) -> AuditStats:
         """``summary["audit"]``: counts of the audit, per task and category."""
@@ -75,7 +77,7 @@ class AuditResult(StepResult[AuditRecord, AuditStepSummary]):
         ife = [r for r in valid if r.score == 1]
         by_type = Counter(r.deficiency_type or NONE_TYPE for r in ife)
         return AuditStats(
-            rubric=self.rubric.id, rubric_version=self.rubric.version,
+            audited="items" if self.items else "results", rubric=self.rubric.id, rubric_version=self.rubric.version,
             rubric_categories=[c.name for c in self.rubric.categories],
             judge=self.model, samples=self.samples,
             n_failed=len(self.records), n_valid=len(valid),
@@ -93,7 +95,7 @@ class AuditResult(StepResult[AuditRecord, AuditStepSummary]):
             n_skipped_cost=sum(r.skipped_cost for r in self.records),
             skipped=_skip_counts(self.records),
             n_materials_cut_to_fit=sum(r.materials_cut_to_fit for r in self.records),
-            skipped_cost=[str(r.key()) for r in self.records if r.skipped_cost])
+            skipped_cost=[r.subject() for r in self.records if r.skipped_cost])
 
     def _summarise(self) -> AuditStepSummary:
         return AuditStepSummary(audit=self.counts())

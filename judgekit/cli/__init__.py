@@ -43,12 +43,19 @@ WRITES_EVALUATION: frozenset[str] = frozenset({"score", "judge", "audit"})
 
 
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line: ``judgekit CMD: error: ...``."""
+    """An argument parser whose errors are one line: ``judgekit CMD: error: ...``, with
+    ``did you mean ...?`` for a mistyped command, flag or choice."""
+
+    #: the command line being parsed (what a suggestion for an unknown flag looks at).
+    argv: Sequence[str] = ()
 
     def error(self, message: str) -> NoReturn:
         from judgekit.cli._secrets import clean
+        from judgekit.cli._suggest import suggestion
 
-        self.exit(2, clean(f"{self.prog}: error: {message} (see {self.prog} --help)\n"))
+        hint = suggestion(self, message, self.argv)
+        said = f"{message}; {hint}" if hint else message
+        self.exit(2, clean(f"{self.prog}: error: {said} (see {self.prog} --help)\n"))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -115,6 +122,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     guard(argv)
     parser = build_parser()
+    if isinstance(parser, Parser):
+        parser.argv = argv
     from judgekit.cli._flags import learn, spell
 
     args = parser.parse_args(argv)
@@ -136,5 +145,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.close()
         return 0
     except KeyboardInterrupt:
-        print("judgekit: interrupted", file=sys.stderr)
+        print(clean(f"judgekit: interrupted{_resumes(args)}"), file=sys.stderr)
         return 130
+
+
+def _resumes(args: argparse.Namespace) -> str:
+    """For a command that asks a judge with the verdict cache on: that the answers received
+    so far are kept there, and the same command again resumes from them."""
+    if not hasattr(args, "no_cache") or args.no_cache or getattr(args, "dry_run", False):
+        return ""
+    from judgekit.engine.config import cache_file
+
+    return (f"; the verdicts received so far are kept in the verdict cache "
+            f"({cache_file(getattr(args, 'cache', None))}): the same command again resumes "
+            "from there, asking only what is left")

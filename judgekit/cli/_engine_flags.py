@@ -85,8 +85,10 @@ def _add_call_arguments(g: argparse._ArgumentGroup) -> None:
                         f"{c.DEFAULT_CACHE_PATH}); processes sharing one never "
                         "pay twice for an item")
     g.add_argument("--no-cache", action="store_true", help="neither read nor write the verdict cache")
-    g.add_argument("--retry-unscored", action="store_true",
-                   help="ask again for items a cached run left unscored (no valid verdict)")
+    g.add_argument("--retry-unscored", action=argparse.BooleanOptionalAction, default=True,
+                   help="ask again for items the verdict cache holds as unscored (no valid "
+                        "verdict; the default); --no-retry-unscored serves them from the "
+                        "cache, unscored, with no call")
     g.add_argument("--no-prompt-cache", action="store_true",
                    help="do not mark prompts for the provider's prompt cache (Anthropic's "
                         "cache_control), nor send the first request of each pair or audited "
@@ -203,7 +205,7 @@ def _options_from_args(args: argparse.Namespace) -> dict[str, Any]:
     fields: dict[str, Any] = {
         "base_url": base_url or None, "cache_path": getattr(args, "cache", None),
         "use_cache": not getattr(args, "no_cache", False),
-        "retry_unscored": bool(getattr(args, "retry_unscored", False)),
+        "retry_unscored": bool(getattr(args, "retry_unscored", True)),
         "dry_run": bool(getattr(args, "dry_run", False)), "max_cost_usd": max_cost,
         "batch": bool(getattr(args, "batch", False)),
         "structured_output": getattr(args, "structured_output", None) or "auto",

@@ -116,6 +116,24 @@ def judge_line(judge: JudgeRun) -> str:
             + how + window)
 
 
+def cache_line(judge: JudgeRun) -> str | None:
+    """What the verdict cache answered, when it answered anything: every item, with no
+    call made, said as such; the unscored items it served named with the flag that asks
+    them again."""
+    n = judge.from_cache
+    if not n:
+        return None
+    items = f"{n} item{'s' if n != 1 else ''}"
+    line = (f"verdict cache: no call made: all {items} answered from the cache (this model's "
+            "earlier answers on this server; --no-cache asks again)" if not judge.calls
+            else f"verdict cache: {items} answered from the cache, with no call")
+    unscored = judge.from_cache_unscored
+    if unscored:
+        line += (f"; {unscored} of them unscored, as the cache holds them "
+                 "(--retry-unscored asks them again)")
+    return line
+
+
 def _pass_rates(summary: EvalSummary) -> str:
     """Each arm's pass rate; the range its unknown outcomes leave open where it has any."""
     parts = []
@@ -152,6 +170,9 @@ def closing_lines(summary: EvalSummary, report: Path | None, *,
             lines.append(f"{kind.name}: not run")
     if summary.judge is not None:
         lines.append(judge_line(summary.judge))
+        cached = cache_line(summary.judge)
+        if cached is not None:
+            lines.append(cached)
     if ran:
         spend = sum(kind.spend_usd(summary) for kind in ran)
         lines.append(f"spend: ${spend:.4f} in total")

@@ -27,7 +27,8 @@ def _engine_flags() -> Any:
 
 
 NO_JUDGE = ("no judge model: pass --judge anthropic:<model> or openai:<model> and set "
-            "ANTHROPIC_API_KEY or OPENAI_API_KEY")
+            "ANTHROPIC_API_KEY or OPENAI_API_KEY, or --judge MODEL@URL for a server of your "
+            "own, no key needed (llamacpp:<model>@http://127.0.0.1:8080/v1)")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

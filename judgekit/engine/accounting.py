@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgekit.engine.types import NotSent, SkipReason
+from judgekit.engine.types import ItemOutcome, NotSent, SkipReason
 from judgekit.engine.urls import RedactedURL
 
 FailureCause = Literal["rejected_mode", "context_exceeded", "timeout", "rate_limited",
@@ -116,6 +116,19 @@ class JudgeRun(BaseModel):
     skipped: dict[str, int] = Field(default_factory=dict,
                                     description="Items not sent, by reason "
                                                 "(too_long_for_context, deadline).")
+    from_cache: int = Field(0, description="Items answered by the verdict cache with no "
+                                           "call: what this model on this server answered "
+                                           "in an earlier run (the cache keys verdicts by "
+                                           "provider, model and server).")
+    from_cache_unscored: int = Field(0, description="Of those, items an earlier run left "
+                                                    "unscored, served as they are (only "
+                                                    "when unscored items are not asked "
+                                                    "again).")
+
+    def count_cached(self, outcome: ItemOutcome) -> None:
+        """An item answered by the verdict cache."""
+        self.from_cache += 1
+        self.from_cache_unscored += outcome.state == "unscored"
 
     def count_failure(self, cause: FailureCause) -> None:
         self.failed_calls[cause] = self.failed_calls.get(cause, 0) + 1

@@ -4,7 +4,8 @@ The model id is parsed when the config is built (``claude-x`` becomes
 ``anthropic:claude-x``); everything downstream reads ``provider`` and ``model_name``.
 A judge string ``MODEL@URL`` (the command line's judge option and
 :func:`judgekit.evaluate`'s ``judge`` alike) is parsed here too, once: the judge calls that
-server, with no key needed, and its verdicts are cached under the model and that URL.
+server, with no key needed. Verdicts are cached under the model and the server that gave
+them (:meth:`EngineConfig.verdict_scope`).
 :func:`judge_configs` turns the judges given (one, or several for a jury) into configs.
 
 Example:
@@ -40,7 +41,12 @@ def _how_to_enable() -> str:
     judges = default_judges(BUILTINS)
     models = " or ".join(f"{spec.name}:<model>" for spec in judges)
     keys = " / ".join(spec.key_var for spec in judges)
-    return f"judging skipped: pass {{option:judge}} {models} (or set {keys})"
+    local = [spec for spec in BUILTINS if spec.local and spec.default_base_url]
+    shown = next((spec for spec in local if spec.name == "llamacpp"), local[0])
+    others = ", ".join(f"{spec.name}:" for spec in local if spec is not shown)
+    return (f"judging skipped: pass {{option:judge}} {models} (or set {keys}), or MODEL@URL "
+            f"for a server of your own, no key needed ({shown.name}:<model>@"
+            f"{shown.default_base_url}; also {others})")
 
 
 #: One line callers print when judging is skipped for want of a model (``{option:judge}``
@@ -82,6 +88,22 @@ def split_judge(text: str) -> tuple[str, str | None]:
     return text, None
 
 
+def _check_named_api(model: str, url: str) -> None:
+    """A bare model name before ``@URL`` that names no provider (``smollm2@URL``) is refused
+    with the forms that work: the server's API must be named, as ``llamacpp:smollm2@URL``
+    (or ``openai:`` for any OpenAI-compatible server)."""
+    try:
+        parse_model(model)
+    except ConfigError:
+        if ":" in model:
+            raise
+        shown = redact_url(url)
+        raise ConfigError(
+            f"{{option:judge}} {model}@{shown}: name the API the server speaks before the "
+            f"model: llamacpp:{model}@{shown} (llama.cpp), ollama:, vllm:, lmstudio:, or "
+            f"openai:{model}@{shown} for any OpenAI-compatible server") from None
+
+
 #: defaults for a hosted API and for a self-hosted server (see :meth:`EngineConfig.settled`).
 HOSTED_CONCURRENCY = 16
 HOSTED_TIMEOUT_S = 60.0
@@ -102,6 +124,17 @@ CACHE_ENV = "JUDGEKIT_CACHE"
 DEFAULT_CACHE_PATH = "~/.cache/judgekit/verdicts.sqlite"
 
 
+def cache_file(given: Path | None = None) -> Path:
+    """The SQLite file of the verdict cache: ``given``, else ``$JUDGEKIT_CACHE``, else the
+    default under the user's cache directory."""
+    if given is not None:
+        return Path(given).expanduser()
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env).expanduser()
+    return Path(DEFAULT_CACHE_PATH).expanduser()
+
+
 class EngineConfig(BaseModel):
     """How the engine calls the model.
 
@@ -114,15 +147,17 @@ class EngineConfig(BaseModel):
 
     model: str
     base_url: str | None = None
-    #: what tells this judge apart in the verdict cache beside its model id (a jury judge
-    #: written ``MODEL@URL`` is its server); ``None``: the model id alone, as always.
+    #: what tells this judge apart in the verdict cache beside its model id; ``None``: its
+    #: server, when it has a base URL (:meth:`verdict_scope`).
     cache_scope: str | None = None
     #: calls in flight at most; ``None``: 16 for a hosted API, the slots a self-hosted
     #: server reports (one when it reports none).
     concurrency: int | None = Field(None, ge=1)
     cache_path: Path | None = None
     use_cache: bool = True
-    retry_unscored: bool = False
+    #: ask again for items the verdict cache holds as unscored (no valid verdict); False:
+    #: such an item is served from the cache, unscored, with no call.
+    retry_unscored: bool = True
     #: model answers asked per item before it is ``unscored`` (1 + re-asks).
     max_tries: int = Field(MAX_TRIES, ge=1)
     #: no call is admitted unless spend so far plus its worst-case cost fits under this.
@@ -175,6 +210,7 @@ class EngineConfig(BaseModel):
         if isinstance(data, dict) and isinstance(data.get("model"), str):
             model, url = split_judge(data["model"])
             if url:
+                _check_named_api(model, url)
                 data = {**data, "model": model, "base_url": url,
                         "cache_scope": data.get("cache_scope") or redact_url(url)}
         return data
@@ -200,12 +236,7 @@ class EngineConfig(BaseModel):
 
     def resolved_cache_path(self) -> Path:
         """The SQLite file of the verdict cache."""
-        if self.cache_path is not None:
-            return Path(self.cache_path).expanduser()
-        env = os.environ.get(CACHE_ENV)
-        if env:
-            return Path(env).expanduser()
-        return Path(DEFAULT_CACHE_PATH).expanduser()
+        return cache_file(self.cache_path)
 
     def resolved_base_url(self) -> str | None:
         if self.base_url:
@@ -215,6 +246,22 @@ class EngineConfig(BaseModel):
         if env:
             return check_base_url(env, where=spec.base_url_var)
         return spec.default_base_url
+
+    def verdict_scope(self) -> str | None:
+        """What keys this judge's verdicts in the cache beside the provider and model: the
+        server that answers (the base URL given, ``MODEL@URL``'s, the provider's base-URL
+        variable's or a local preset's address, its credentials left out), or
+        ``cache_scope`` when given; ``None`` for a hosted API at its own address. One model
+        name on two servers (a broken one and a working one, say) never shares verdicts.
+
+        Example:
+            >>> EngineConfig(model="llamacpp:m", base_url="http://127.0.0.1:9/v1").verdict_scope()
+            'http://127.0.0.1:9/v1'
+        """
+        if self.cache_scope:
+            return self.cache_scope
+        url = self.resolved_base_url()
+        return redact_url(url) if url else None
 
     @property
     def local(self) -> bool:

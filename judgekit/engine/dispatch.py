@@ -108,6 +108,7 @@ class Dispatcher:
                             task.add_done_callback(notice.of(i))
                         tasks.append(task)
                     elif (hit := outcomes[i]) is not None:
+                        self.ctx.server.run.count_cached(hit)
                         self.ctx.event(EngineEvent("item", cached=True, count=1, state=hit.state))
                         notice(i, hit)
                     if time.perf_counter() >= turn:  # the calls made so far go out

@@ -135,6 +135,9 @@ class Engine:
             if self.config.dry_run:
                 return dry_run(self._ctx, reqs, todo, outcomes)
             served = len(reqs) - sum(map(len, todo.values()))
+            for hit in outcomes:
+                if hit is not None:
+                    self._ctx.server.run.count_cached(hit)
             self._start_note()
             self._ctx.event(EngineEvent("start", items=len(reqs), to_ask=len(todo)))
             if served:

@@ -130,6 +130,7 @@ class ItemRunner:
             st.hash = h
             hit = self.planner.from_cache(fitted, cache.get(h)) if cache is not None else None
             if hit is not None:
+                server.run.count_cached(hit)
                 return hit
         return fitted
 

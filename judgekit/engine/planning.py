@@ -1,10 +1,13 @@
 """Which requests need a call: each request's cache key, what the verdict cache already
 holds, and the copies of a request asked twice in one run.
 
-A request's key (:func:`judgekit.engine.cache.request_hash`) covers the model, the
-parameters that shape answers (the structured-output mode in use among them), the prompt,
-the schema and the repetition; a cached verdict serves a request only while it still
-passes the request's checks.
+A request's key (:func:`judgekit.engine.cache.request_hash`) covers the provider and model,
+the server that answers when the judge has a base URL
+(:meth:`~judgekit.engine.config.EngineConfig.verdict_scope`), the parameters that shape
+answers (the structured-output mode in use among them), the prompt, the schema and the
+repetition. A cached valid verdict serves a request only while it still passes the
+request's checks; an item the cache holds as unscored is asked again unless
+``retry_unscored`` is off.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from judgekit.engine.cache import CachedVerdict, VerdictCache, request_hash
+from judgekit.engine.config import EngineConfig
 from judgekit.engine.context import EngineContext
 from judgekit.engine.events import EngineEvent
 from judgekit.engine.structured import schema_problems
@@ -28,6 +32,8 @@ class Planner:
 
     def __init__(self, ctx: EngineContext) -> None:
         self.ctx = ctx
+        #: the judge's server as cache keys record it, per config it was worked out for.
+        self._scope: tuple[EngineConfig, str | None] | None = None
 
     def open_cache(self) -> VerdictCache | None:
         """The verdict cache of a run (none when it is off, or on a dry run with no file)."""
@@ -54,16 +60,26 @@ class Planner:
         mode = self.ctx.server.ladder.current
         if params.get("route") != mode:
             params = {**params, "route": mode}
-        if c.cache_scope:
-            params = {**params, "judge": c.cache_scope}
+        scope = self.scope()
+        if scope:
+            params = {**params, "judge": scope}
         return request_hash(c.provider, c.model_name, params, r.system, r.prompt,
                             r.schema, r.name, repeat=r.repeat)
+
+    def scope(self) -> str | None:
+        """The judge's server in cache keys (worked out once per config)."""
+        config = self.ctx.config
+        if self._scope is None or self._scope[0] is not config:
+            self._scope = (config, config.verdict_scope())
+        return self._scope[1]
 
     def from_cache(self, req: JudgeRequest, hit: CachedVerdict | None) -> ItemOutcome | None:
         """The outcome a cache entry gives ``req``, or None when it must be asked."""
         if hit is None:
             return None
-        if hit.state == "unscored" and not self.ctx.config.retry_unscored:
+        if hit.state == "unscored":
+            if self.ctx.config.retry_unscored:
+                return None
             return self.ctx.outcome(req, "unscored", reason=hit.reason, tries=hit.tries,
                                     cached=True, failure=Failed.NO_VALID_VERDICT)
         if hit.verdict is not None and _checks_pass(req, hit.verdict):

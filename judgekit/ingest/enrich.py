@@ -14,7 +14,7 @@ names no commit, the task with the same id (a SWE-bench instance id).
 Example:
     >>> report = enrich_tasks(results, ["suites"])  # doctest: +SKIP
     >>> report.filled, report.total, report.unmatched  # doctest: +SKIP
-    (21, 46, ['ruff-001', ...])
+    (46, 46, [])
 """
 
 from __future__ import annotations

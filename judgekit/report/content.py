@@ -171,7 +171,7 @@ def unscored_verdicts(inputs: ReportInputs) -> list[str]:
                          f"({', '.join(bad)})")
     for a in inputs.audit:
         if a.state != "valid":
-            lines.append(f"audit {a.task_id} / {a.arm} / attempt {a.attempt}: {a.state}")
+            lines.append(f"audit {a.subject()}: {a.state}")
     audit = inputs.summary.audit
     if not lines and audit is not None and audit.n_unscored + audit.n_error:
         lines.append(f"audit: {audit.n_unscored + audit.n_error} verdict(s) unscored or failed")

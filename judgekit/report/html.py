@@ -33,7 +33,8 @@ from judgekit.report.format import interval, money, num, pct, seconds
 from judgekit.report.html_tasks import tasks_section_parts
 from judgekit.report.load import ReportInputs
 from judgekit.report.markup import Raw, e, not_run, section, table
-from judgekit.report.step_parts import report_parts
+from judgekit.report.judged import item_audit, item_audit_line
+from judgekit.report.step_parts import parts_that_ran, report_parts
 from judgekit.summary import EvalSummary
 
 
@@ -212,20 +213,42 @@ def _header(inputs: ReportInputs, title: str) -> str:
             f"<nav>{nav}</nav>{notes}</header>")
 
 
+def _item_audit_header(inputs: ReportInputs, title: str) -> str:
+    s = inputs.summary
+    notes = "".join(f'<p class="note">{e(n)}</p>' for n in s.notes)
+    nav = "".join(f'<a href="#{a}">{e(t)}</a>'
+                  for a, t in ((p.anchor, p.title) for p in parts_that_ran(s)))
+    return (f"<header><h1>{e(title)}</h1><p class=\"muted\">{e(item_audit_line(s))}</p>"
+            f"<nav>{nav}</nav>{notes}</header>")
+
+
+def _item_audit_body(inputs: ReportInputs, title: str) -> list[str]:
+    """An audit of benchmark items (an item audit): no result was scored, so no arm,
+    comparison or result section; the steps that ran, then calibration."""
+    parts = parts_that_ran(inputs.summary)
+    return [_item_audit_header(inputs, title),
+            *(p.top_html(inputs) for p in parts if p.top_html is not None),
+            _warnings(inputs), *(p.html(inputs) for p in parts), _calibration(inputs)]
+
+
 def html_parts(inputs: ReportInputs, title: str = "judgekit report") -> list[str]:
     """The whole page as pieces in order (written one by one: the page is never one string)."""
     s = inputs.summary
     parts = report_parts()
+    if item_audit(s):
+        body = _item_audit_body(inputs, title)
+    else:
+        body = [_header(inputs, title),
+                *(p.top_html(inputs) for p in parts if p.top_html is not None),
+                _warnings(inputs), _arms(s), _comparisons(s),
+                *(p.html(inputs) for p in parts), _calibration(inputs),
+                *tasks_section_parts(inputs)]
     return [
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         "<meta name=\"color-scheme\" content=\"light\">"
         f"<title>{e(title)}</title><style>{_asset('report.css')}</style></head><body><main>",
-        _header(inputs, title),
-        *(p.top_html(inputs) for p in parts if p.top_html is not None),
-        _warnings(inputs), _arms(s), _comparisons(s),
-        *(p.html(inputs) for p in parts), _calibration(inputs),
-        *tasks_section_parts(inputs),
+        *body,
         "</main><footer class=\"muted\">Written by judgekit. "
         "Rebuild with <code>judgekit report DIR</code>.</footer>"
         f"<script>{_asset('report.js')}</script></body></html>\n"]

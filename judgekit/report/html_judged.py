@@ -12,9 +12,12 @@ from judgekit.report.content import drawn_line
 from judgekit.report.format import pct
 from judgekit.report.html_jury import jury_html, size_html, size_plot
 from judgekit.report.judged import (
+    ITEM_WORDS,
+    RESULT_WORDS,
     answers_of,
     audit_jury_lines,
     audit_run_line,
+    audit_words,
     by_dimension,
     evidence_list,
     missing_in,
@@ -159,37 +162,39 @@ def verdict_card(rec: AuditRecord, suspected: bool = False, with_run: bool = Fal
     """One audit record: its verdict, reasoning, evidence and the evidence check.
 
     ``with_run`` puts the run id in the title, for records of the same task, arm and attempt
-    that come from different runs.
+    that come from different runs. A benchmark item's record speaks of the item.
     """
     v = verdict_of(rec)
+    words = ITEM_WORDS if rec.is_item else RESULT_WORDS
     state = rec.state
     head = record_title(rec, with_run)
     badges = [badge(state, "valid" if state == "valid" else "unscored")]
     if suspected:
-        badges.append(badge("suspected defective task", "suspect"))
+        badges.append(badge(words.suspect, "suspect"))
     if state == "valid" and rec.verdict:
         ife = v.score == 1
-        badges.append(badge("task defect caused the failure" if ife else "agent's failure",
+        badges.append(badge(words.blamed if ife else words.cleared,
                             "ife" if ife else "agent"))
         ok = rec.evidence_verified
         badges.append(badge("evidence found in the materials" if ok else
                             "evidence NOT found in the materials",
                             "verified" if ok else "unverified"))
     facts = [("defect exists", _yes_no(v.deficiency_exists)),
-             ("defect caused the failure", _yes_no(v.deficiency_caused_failure)),
+             ("defect caused the failure" if words.per_result else
+              "defect would fail a correct fix", _yes_no(v.deficiency_caused_failure)),
              ("category", rec.deficiency_type or v.deficiency_type or "–"),
              ("score", "–" if v.score is None else v.score), _judge_calls(rec)]
     if rec.samples > 1:
         facts.append(("samples", f"{rec.samples}, {pct(rec.agreement)} agree "
                                  "with the majority"))
-    if rec.test_status:
+    if rec.test_status and words.per_result:
         facts.append(("test status", rec.test_status))
     dl = "".join(f"<dt>{e(k)}</dt><dd>{e(val)}</dd>" for k, val in facts)
     body = [f'<dl class="facts">{dl}</dl>']
     if rec.reason:
         body.append(f'<p class="muted">{e(rec.reason)}</p>')
     for text, label in ((v.existence_reasoning, "Does a defect exist?"),
-                        (v.causation_reasoning, "Did it cause the failure?")):
+                        (v.causation_reasoning, words.caused)):
         if text:
             body.append(f"<h5>{e(label)}</h5><p class=\"reasoning\">{e(text)}</p>")
     quotes = evidence_list(v)
@@ -210,14 +215,15 @@ def verdict_card(rec: AuditRecord, suspected: bool = False, with_run: bool = Fal
 
 def audit_section(inputs: ReportInputs) -> str:
     audit = inputs.summary.audit
+    words = audit_words(audit)
     if audit is None:
-        return section("audit", "Audit of failed results", not_run(
+        return section("audit", words.title, not_run(
             "The audit of failed results was not run (use judgekit audit, or judgekit judge "
             "with a judge model)."))
     suspected, kinds = audit.suspected_tasks, suspected_types(audit)
     counts: list[tuple[str, int | None]] = [
-        ("failed results audited", audit.n_failed), ("valid verdicts", audit.n_valid),
-        ("task defect caused the failure", audit.n_ife),
+        (words.audited, audit.n_failed), ("valid verdicts", audit.n_valid),
+        (words.blamed, audit.n_ife),
         ("evidence not found", audit.n_evidence_unverified),
         ("unscored", audit.n_unscored), ("errors", audit.n_error),
         ("not audited (cost cap)", audit.n_skipped_cost)]
@@ -236,11 +242,10 @@ def audit_section(inputs: ReportInputs) -> str:
     if suspected:
         items = "".join(f'<li><a href="#task-{e(t)}">{e(t)}</a>'
                         f'{": " + e(kinds[t]) if t in kinds else ""}</li>' for t in suspected)
-        parts.append('<div class="suspects"><h3>Suspected defective tasks</h3><p>Several '
-                     "independent runs blame these tasks on the same defect. Check them "
-                     f"before trusting their results.</p><ul>{items}</ul></div>")
+        parts.append(f'<div class="suspects"><h3>{e(words.suspected)}</h3>'
+                     f"<p>{e(words.why_suspected)}</p><ul>{items}</ul></div>")
     else:
-        parts.append("<p>No task is suspected of being defective.</p>")
+        parts.append(f"<p>{e(words.none_suspected)}</p>")
     if audit.contradicted:
         items = "".join(f"<li>{e(c)}</li>" for c in audit.contradicted)
         parts.append(f"<div class=\"contradicted\"><h3>Contradicted verdicts "
@@ -258,4 +263,4 @@ def audit_section(inputs: ReportInputs) -> str:
             for r in records))
     else:
         parts.append(not_run("No audit records (audit.jsonl) were found."))
-    return section("audit", "Audit of failed results", "".join(parts))
+    return section("audit", words.title, "".join(parts))

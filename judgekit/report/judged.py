@@ -207,6 +207,72 @@ def size_fact(bias: SizeBias | None) -> str | None:
 
 # --- the audit ----------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class AuditWords:
+    """How the reports speak of an audit: of results that did not pass, or of benchmark
+    items audited with no run (an item audit), which have no result, run or arm."""
+
+    #: the section's heading.
+    title: str
+    #: what one record is of, singular and plural.
+    one: str
+    many: str
+    #: the counts' sentence starts "N {audited}".
+    audited: str
+    #: a verdict of score 1, and one of score 0.
+    blamed: str
+    cleared: str
+    #: the second question of the rubric.
+    caused: str
+    #: the mark of a suspected one, the heading of them all, why they are suspected, and
+    #: the line when there are none.
+    suspect: str
+    suspected: str
+    why_suspected: str
+    none_suspected: str
+    #: whether a record's title names its arm and attempt, and shows its test status.
+    per_result: bool
+
+
+RESULT_WORDS = AuditWords(
+    title="Audit of failed results", one="result", many="results",
+    audited="failed results audited", blamed="task defect caused the failure",
+    cleared="agent's failure", caused="Did it cause the failure?",
+    suspect="suspected defective task", suspected="Suspected defective tasks",
+    why_suspected="Several independent runs blame these tasks on the same defect. Check "
+                  "them before trusting their results.",
+    none_suspected="No task is suspected of being defective.", per_result=True)
+ITEM_WORDS = AuditWords(
+    title="Audit of benchmark items", one="item", many="items", audited="items audited",
+    blamed="item defect would fail a correct fix", cleared="no defect that fails a correct fix",
+    caused="Would it make a correct fix fail?", suspect="suspected defective item",
+    suspected="Suspected defective items",
+    why_suspected="The judge blames these items on a defect, with every quote it gives "
+                  "found in the item's texts. Check them before using them.",
+    none_suspected="No item is suspected of being defective (a verdict whose quotes are not "
+                   "found in the item's texts suspects nothing).", per_result=False)
+
+
+def audit_words(audit: AuditStats | None) -> AuditWords:
+    """The words of ``audit``'s kind."""
+    return ITEM_WORDS if audit is not None and audit.audited == "items" else RESULT_WORDS
+
+
+def item_audit(summary: EvalSummary) -> bool:
+    """The output of an item audit: benchmark items audited, no result scored."""
+    return (summary.audit is not None and summary.audit.audited == "items"
+            and not summary.results)
+
+
+def item_audit_line(summary: EvalSummary) -> str:
+    """The report's first line for an audit of benchmark items."""
+    audit = summary.audit
+    n = audit.n_failed if audit is not None else 0
+    rubric = f" with rubric {audit.rubric}" if audit is not None and audit.rubric else ""
+    return (f"{n} benchmark item{'s' if n != 1 else ''} audited{rubric}; nothing was "
+            f"scored (an item audit judges each item's texts, with no agent).")
+
+
 class VerdictView(BaseModel):
     """The fields of a record's verdict a report shows: the verdict's, or every one empty
     for a record without a verdict (unscored, error)."""
@@ -277,7 +343,8 @@ def audit_run_line(audit: AuditStats, records: list[AuditRecord] | None = None) 
     """
     bits = [f"rubric {audit.rubric}" if audit.rubric else "",
             f"judge {audit.judge}" if audit.judge else "",
-            f"{audit.samples} samples per result (majority)" if audit.samples > 1 else "",
+            f"{audit.samples} samples per {audit_words(audit).one} (majority)"
+            if audit.samples > 1 else "",
             *_calls_bits(audit, records),
             f"{audit.n_skipped_cost} not audited: the cost cap was reached"
             if audit.n_skipped_cost else "",
@@ -320,14 +387,15 @@ def audit_jury_lines(audit: AuditStats) -> tuple[str, list[str]]:
     jury = audit.jury
     if jury is None:
         return "", []
+    one = audit_words(audit).one
     members = [f"{label} {m.n_ife} of {m.n_valid}" + (" valid verdicts blame the item"
                                                        if not n else "")
                for n, (label, m) in enumerate(jury.members.items())]
     n = jury.n_disagreements
-    head = (f"Audit jury of {len(jury.judges)} judges, each result classified by the "
+    head = (f"Audit jury of {len(jury.judges)} judges, each {one} classified by the "
             f"majority of their scores (a tie is 0): {'; '.join(members)}. "
-            + (f"They disagree on {n} result{'s' if n != 1 else ''}." if n
-               else "They agree on every result.")
+            + (f"They disagree on {n} {one}{'s' if n != 1 else ''}." if n
+               else f"They agree on every {one}.")
             + (f" {effective_text(jury.effective_judges)}" if jury.effective_judges else ""))
     return head, list(jury.disagreements)
 
@@ -358,7 +426,10 @@ def short_run_id(run_id: object, width: int = 24) -> str:
 
 
 def record_title(rec: AuditRecord, with_run: bool, sep: str = " · ") -> str:
-    """``task · arm · attempt N`` and, when ``with_run``, ``· run ID``."""
+    """``task · arm · attempt N`` and, when ``with_run``, ``· run ID``; a benchmark item's
+    id alone."""
+    if rec.is_item:
+        return rec.task_id
     parts = [rec.task_id, rec.arm, f"attempt {rec.attempt}"]
     if with_run:
         parts.append(f"run {short_run_id(rec.run_id)}")
@@ -366,7 +437,7 @@ def record_title(rec: AuditRecord, with_run: bool, sep: str = " · ") -> str:
 
 
 def suspected_types(audit: AuditStats) -> dict[str, str]:
-    """Task id → the defect category several runs blamed."""
+    """Task id → the defect category the suspecting verdicts blamed."""
     return {t.task_id: t.suspected_type for t in audit.tasks
             if t.suspected and t.suspected_type}
 

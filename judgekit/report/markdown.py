@@ -25,7 +25,8 @@ from judgekit.report.format import interval, money, num, seconds
 from judgekit.report.load import ReportInputs
 from judgekit.report.markdown_blocks import md, table
 from judgekit.report.markdown_tasks import results_lines
-from judgekit.report.step_parts import report_parts
+from judgekit.report.judged import item_audit, item_audit_line
+from judgekit.report.step_parts import parts_that_ran, report_parts
 from judgekit.report.svg import quantile
 from judgekit.summary import EvalSummary
 
@@ -138,6 +139,8 @@ def render_markdown(inputs: ReportInputs | EvalSummary | dict[str, Any]) -> str:
     if not isinstance(inputs, ReportInputs):
         inputs = ReportInputs.of(inputs)
     s = inputs.summary
+    if item_audit(s):
+        return "\n".join(_item_audit_lines(inputs))
     lines = ["# judgekit report", "",
              f"{len(s.results)} results, {len({r.task_id for r in s.results})} tasks, "
              f"{len(s.arms)} arms.", ""]
@@ -151,3 +154,19 @@ def render_markdown(inputs: ReportInputs | EvalSummary | dict[str, Any]) -> str:
         lines += part.markdown(inputs)
     lines += _calibration(inputs) + results_lines(inputs)
     return "\n".join(lines)
+
+
+def _item_audit_lines(inputs: ReportInputs) -> list[str]:
+    """The report of an audit of benchmark items (an item audit): no result was scored,
+    so no arm, comparison or result section; the steps that ran, then calibration."""
+    s = inputs.summary
+    lines = ["# judgekit report", "", md(item_audit_line(s)), ""]
+    for note in s.notes:
+        lines += [f"> {md(note, block=False)}", ""]
+    parts = parts_that_ran(s)
+    for part in parts:
+        lines += part.top_markdown(inputs) if part.top_markdown is not None else []
+    lines += _warnings(inputs)
+    for part in parts:
+        lines += part.markdown(inputs)
+    return lines + _calibration(inputs)

@@ -151,7 +151,7 @@ def _quote(text: str, missing: bool) -> list[str]:
     return lines + ([">", "> _(not found in the materials)_"] if missing else []) + [""]
 
 
-def _verdict_facts(rec: AuditRecord, v: j.VerdictView) -> list[str]:
+def _verdict_facts(rec: AuditRecord, v: j.VerdictView, words: j.AuditWords) -> list[str]:
     state = rec.state
     calls = f"0 ({j.answers_of(rec)} from the cache)" if rec.cached else rec.tries
     lines = [f"- state: {state}; judge calls: {calls}"]
@@ -165,25 +165,26 @@ def _verdict_facts(rec: AuditRecord, v: j.VerdictView) -> list[str]:
         kind = rec.deficiency_type or v.deficiency_type
         found = ("quotes found in the materials" if rec.evidence_verified
                  else "quotes NOT found in the materials")
+        caused = "caused the failure" if words.per_result else "would fail a correct fix"
         lines += [f"- score: {v.score} "
-                  f"({'task defect caused the failure' if ife else 'agent failure'}); "
-                  f"defect exists: {md(v.deficiency_exists, block=False)}; caused the "
-                  "failure: "
+                  f"({words.blamed if ife else words.cleared}); "
+                  f"defect exists: {md(v.deficiency_exists, block=False)}; {caused}: "
                   f"{md(v.deficiency_caused_failure, block=False)}; category: "
                   f"{md(kind, block=False)}",
                   f"- evidence check: {found}"]
     return lines + [""]
 
 
-def verdict_lines(rec: AuditRecord, suspected: set[str], with_run: bool = False) -> list[str]:
+def verdict_lines(rec: AuditRecord, suspected: set[str], with_run: bool = False,
+                  words: j.AuditWords = j.RESULT_WORDS) -> list[str]:
     """One audit record: its verdict, reasoning, evidence and the evidence check."""
     v = j.verdict_of(rec)
     head = "#### " + md(j.record_title(rec, with_run, " / "), block=False)
     if rec.task_id in suspected:
-        head += " (suspected defective task)"
-    lines = [head, ""] + _verdict_facts(rec, v)
+        head += f" ({words.suspect})"
+    lines = [head, ""] + _verdict_facts(rec, v, words)
     for text, label in ((v.existence_reasoning, "Does a defect exist?"),
-                        (v.causation_reasoning, "Did it cause the failure?")):
+                        (v.causation_reasoning, words.caused)):
         if text:
             lines += [f"*{label}* {md(text)}", ""]
     quotes = j.evidence_list(v)
@@ -197,16 +198,18 @@ def verdict_lines(rec: AuditRecord, suspected: set[str], with_run: bool = False)
 
 def audit_section(inputs: ReportInputs) -> list[str]:
     """Counts, how the audit ran, suspected tasks, categories, then every verdict."""
-    lines = ["## Audit of failed results", ""]
     audit = inputs.summary.audit
+    words = j.audit_words(audit)
+    lines = [f"## {words.title}", ""]
     if audit is None:
         return lines + ["_The audit of failed results was not run (use `judgekit audit`, or "
                         "`judgekit judge` with a judge model)._", ""]
     suspected, kinds = audit.suspected_tasks, j.suspected_types(audit)
     skipped = (f", {audit.n_skipped_cost} not audited (cost cap)" if audit.n_skipped_cost
                else "")
-    lines += [f"{audit.n_failed} failed results audited: {audit.n_valid} valid verdicts, "
-              f"{audit.n_ife} blame a task defect, {audit.n_unscored} unscored, "
+    blame = "a task defect" if words.per_result else "the item"
+    lines += [f"{audit.n_failed} {words.audited}: {audit.n_valid} valid verdicts, "
+              f"{audit.n_ife} blame {blame}, {audit.n_unscored} unscored, "
               f"{audit.n_error} errors{skipped}.", ""]
     records = j.sorted_audit(inputs)
     run_line = j.audit_run_line(audit, records)
@@ -217,9 +220,9 @@ def audit_section(inputs: ReportInputs) -> list[str]:
             [""] if disagreements else [])
     if suspected:
         named = [md(f"{t} ({kinds[t]})" if t in kinds else t, block=False) for t in suspected]
-        lines += [f"**Suspected defective tasks:** {', '.join(named)}", ""]
+        lines += [f"**{words.suspected}:** {', '.join(named)}", ""]
     else:
-        lines += ["No task is suspected of being defective.", ""]
+        lines += [words.none_suspected, ""]
     if audit.contradicted:
         lines += [f"**Contradicted verdicts** ({audit.n_contradicted}): a score of 1 on a task "
                   "that another result passed with verified tests:", ""]
@@ -231,5 +234,5 @@ def audit_section(inputs: ReportInputs) -> list[str]:
         lines += ["### Verdicts", ""]
         repeated = j.repeated_keys(records)
         for rec in records:
-            lines += verdict_lines(rec, set(suspected), j.record_key(rec) in repeated)
+            lines += verdict_lines(rec, set(suspected), j.record_key(rec) in repeated, words)
     return lines

@@ -23,6 +23,7 @@ from judgekit.report import html_judged, markdown_judged
 from judgekit.report.load import ReportInputs
 from judgekit.step_registry import STEPS
 from judgekit.steps import ReportPart
+from judgekit.summary import EvalSummary
 
 
 def _pairwise_markdown(inputs: ReportInputs) -> list[str]:
@@ -52,4 +53,10 @@ def report_parts() -> list[ReportPart[ReportInputs]]:
     return [kind.report for kind in STEPS if kind.report is not None]
 
 
-__all__ = ["report_parts"]
+def parts_that_ran(summary: EvalSummary) -> list[ReportPart[ReportInputs]]:
+    """The parts of the steps that ran for ``summary`` (an item audit's report shows no
+    step that has nothing to say of items)."""
+    return [kind.report for kind in STEPS if kind.report is not None and kind.ran(summary)]
+
+
+__all__ = ["parts_that_ran", "report_parts"]

@@ -185,6 +185,7 @@ def test_without_judge_or_key_the_audit_exits_2_with_one_line_and_writes_nothing
     assert code == 2 and captured.out == ""
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and "no judge model" in lines[0] and "--judge" in lines[0]
+    assert "MODEL@URL" in lines[0]
     assert not (tmp_path / "out").exists()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +16,22 @@ from tests.audit.helpers import agent_verdict
 ITEMS = Path(__file__).parent / "data" / "swebench_items.jsonl"
 
 
+UNFOUND = '"the maintainers confirmed the tests are wrong"'
+
+
 def item_judge(api: str, body: dict[str, Any]) -> Reply:
-    """Blames the vague issues (underspecified), clears the clear ones, and answers item 3
-    with no verdict at all."""
+    """Blames the vague issues (underspecified), clears item 0, blames item 2 quoting text
+    its materials do not hold, and answers item 3 with no verdict at all."""
     prompt = prompt_of(body)
     if "acme__calc-3" in prompt:
         return Reply.ok({"nonsense": True})
+    if "acme__calc-2" in prompt:
+        return Reply.ok({"score": 1, "deficiency_exists": True,
+                         "deficiency_caused_failure": True,
+                         "deficiency_type": "wrong-tests",
+                         "existence_reasoning": "The tests check the wrong thing.",
+                         "causation_reasoning": "A correct fix fails them.",
+                         "evidence": [UNFOUND]})
     if "misbehaves sometimes" in prompt:
         return Reply.ok({"score": 1, "deficiency_exists": True,
                          "deficiency_caused_failure": True,
@@ -41,10 +52,12 @@ def audited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                      f"openai:gpt-4.1-mini@{server.openai_base_url}", "--out", str(out),
                      "--no-cache"])
         received = server.count()
+    captured = capsys.readouterr()
     return {"code": code, "received": received,
             "summary": json.loads((out / "summary.json").read_text()),
             "records": [json.loads(x) for x in (out / "audit.jsonl").read_text().splitlines()],
-            "md": (out / "report.md").read_text(), "err": capsys.readouterr().err}
+            "md": (out / "report.md").read_text(), "html": (out / "report.html").read_text(),
+            "out": captured.out, "err": captured.err}
 
 
 def test_each_item_gets_one_record_with_its_state(audited) -> None:
@@ -52,9 +65,10 @@ def test_each_item_gets_one_record_with_its_state(audited) -> None:
     records = audited["records"]
     assert [r["task_id"] for r in records] == [f"acme__calc-{i}" for i in range(4)]
     assert [r["state"] for r in records] == ["valid", "valid", "valid", "unscored"]
-    assert [r["verdict"]["score"] for r in records[:3]] == [0, 1, 0]
+    assert [r["verdict"]["score"] for r in records[:3]] == [0, 1, 1]
     assert records[1]["deficiency_type"] == "Underspecified Issue"
     assert records[1]["evidence_verified"] is True
+    assert records[2]["evidence_verified"] is False
     assert all(r["arm"] == "item" and r["test_status"] == "not run" for r in records)
 
 
@@ -62,7 +76,9 @@ def test_the_summary_counts_equal_what_the_server_received(audited) -> None:
     audit = audited["summary"]["audit"]
     assert (audit["n_failed"], audit["n_valid"], audit["n_unscored"], audit["n_error"]) == (
         4, 3, 1, 0)
-    assert audit["n_ife"] == 1 and audit["suspected_tasks"] == ["acme__calc-1"]
+    # item 2's verdict blames it, but its only quote is not in the item's texts
+    assert audit["n_ife"] == 2 and audit["suspected_tasks"] == ["acme__calc-1"]
+    assert audit["n_evidence_unverified"] == 1 and audit["audited"] == "items"
     assert audit["tries_total"] == audited["received"]
     assert sum(r["tries"] for r in audited["records"]) == audited["received"]
     assert audited["summary"]["results"] == []
@@ -72,6 +88,38 @@ def test_the_closing_lines_count_items_and_score_nothing(audited) -> None:
     lines = audited["err"].splitlines()
     assert "audit: 4 items: 3 valid, 1 unscored, 0 error, 0 skipped" in lines[0]
     assert not any(x.startswith("scored ") or "did not pass" in x for x in lines)
+
+
+RUN_WORDS = re.compile(r"\b(results?|runs?|arms?)\b", re.IGNORECASE)
+
+
+def _visible(html: str) -> str:
+    """The page's text as a reader sees it (no style, script or tags)."""
+    html = re.sub(r"<(style|script)>.*?</\1>", "", html, flags=re.DOTALL)
+    return re.sub(r"<[^>]+>", " ", html)
+
+
+def test_an_item_audit_speaks_of_items_only(audited) -> None:
+    said = audited["out"] + audited["err"]
+    assert "4 items audited" in audited["out"] and "Suspected defective items" in said
+    assert not RUN_WORDS.findall(said), said
+    for page in (audited["md"], _visible(audited["html"])):
+        assert "Audit of benchmark items" in page and "4 benchmark items audited" in page
+        assert not RUN_WORDS.findall(page), RUN_WORDS.findall(page)
+        assert "agent's failure" not in page and "Only one arm" not in page
+
+
+def test_an_item_blamed_with_an_unfound_quote_is_not_suspected(audited) -> None:
+    md = audited["md"]
+    assert "**Suspected defective items:** acme\\_\\_calc-1 (Underspecified Issue)" in md
+    assert "#### acme\\_\\_calc-2 (suspected" not in md
+    assert UNFOUND in md  # shown, with its evidence check, beside the other verdicts
+    box = re.search(r'<div class="suspects">.*?</div>', audited["html"], re.DOTALL)
+    assert box is not None and "acme__calc-1" in box.group(0)
+    assert "acme__calc-2" not in box.group(0)
+    suspected = re.findall(r"^- (\S+):", audited["out"].split("Suspected defective items:")[1],
+                           re.MULTILINE)
+    assert suspected == ["acme__calc-1"]
 
 
 def test_run_files_and_items_together_are_refused(tmp_path: Path, capsys) -> None:

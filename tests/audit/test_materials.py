@@ -78,3 +78,18 @@ def test_named_materials_are_shown_within_the_budget_and_searched_whole() -> Non
     assert any("evaluation log was condensed" in note for note in m.cut_notes)
     assert "The benchmark's own verdict: failure" in m.prompt
     assert log in m.sources  # evidence is looked up in the whole log, not the condensed one
+
+
+def test_a_result_of_unknown_outcome_is_not_called_a_failure() -> None:
+    from judgekit.scoring.score import score_result
+
+    failed = result("calc-001", "a", "failed")
+    unknown = failed.model_copy(update={"test": None, "success": None})
+    assert score_result(failed).test_status == "failed"
+    assert score_result(unknown).test_status == "unknown"
+    asked = gather_materials(failed, score_result(failed), budget_tokens=8000).prompt
+    assert asked.startswith("Audit this failed result and submit your verdict.\n")
+    maybe = gather_materials(unknown, score_result(unknown), budget_tokens=8000).prompt
+    first = maybe.split("\n", 1)[0]
+    assert "failed result" not in first and "may have passed" in first
+    assert "Test status assigned by judgekit: **unknown**" in maybe

@@ -20,6 +20,8 @@ def test_readme_first_command_says_judging_was_skipped_and_where_the_report_is(
     assert proc.returncode == 0, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert lines[0].startswith("judging skipped: pass --judge")
+    # a newcomer without a hosted key learns of a server of their own too
+    assert "MODEL@URL" in lines[0] and "llamacpp:<model>@http://127.0.0.1:8080/v1" in lines[0]
     assert lines[1].startswith("scored 46 results of ")
     assert lines[-1] == "report: out/report.html"
     assert (tmp_path / "out" / "report.html").is_file()

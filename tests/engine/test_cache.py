@@ -44,16 +44,21 @@ def test_cached_verdict_failing_check_is_a_miss(server: FakeAPIServer, tmp_path:
     assert len(server.requests) == 2
 
 
-def test_unscored_items_are_final_unless_retried(server: FakeAPIServer, tmp_path: Path) -> None:
+def test_unscored_items_are_asked_again_unless_told_not_to(server: FakeAPIServer,
+                                                          tmp_path: Path) -> None:
     server.responder = lambda a, b: Reply.ok(BAD)
     [out] = Engine(config(server, tmp_path, max_tries=1)).run(reqs(1))
     assert out.state == "unscored"
     server.responder = lambda a, b: Reply.ok(GOOD)
-    [out] = Engine(config(server, tmp_path, max_tries=1)).run(reqs(1))
+    kept = Engine(config(server, tmp_path, max_tries=1, retry_unscored=False))
+    [out] = kept.run(reqs(1))
     assert (out.state, out.cached, len(server.requests)) == ("unscored", True, 1)
     assert out.reason and "no valid verdict" in out.reason
-    [out] = Engine(config(server, tmp_path, max_tries=1, retry_unscored=True)).run(reqs(1))
+    assert (kept.judge_run().from_cache, kept.judge_run().from_cache_unscored) == (1, 1)
+    asked = Engine(config(server, tmp_path, max_tries=1))
+    [out] = asked.run(reqs(1))
     assert (out.state, out.cached, len(server.requests)) == ("valid", False, 2)
+    assert asked.judge_run().from_cache == 0
 
 
 def test_errors_are_not_cached(server: FakeAPIServer, tmp_path: Path) -> None:

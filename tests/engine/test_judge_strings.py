@@ -101,3 +101,16 @@ def test_evaluate_has_the_command_lines_defaults() -> None:
     assert params["base_url"].default is args.base_url is None
     assert pairwise_options_from_args(args) == PairwiseOptions()
     assert audit_options_from_args(args) == AuditOptions()
+
+
+def test_a_bare_model_at_a_url_is_refused_with_the_forms_that_work() -> None:
+    with pytest.raises(ConfigError) as refused:
+        EngineConfig(model="smollm2@http://127.0.0.1:8080/v1")
+    said = str(refused.value)
+    assert "llamacpp:smollm2@http://127.0.0.1:8080/v1" in said
+    assert "openai:smollm2@http://127.0.0.1:8080/v1" in said
+    local = EngineConfig(model="llamacpp:smollm2@http://127.0.0.1:8080/v1")
+    assert (local.provider, local.model_name, local.base_url) == (
+        "llamacpp", "smollm2", "http://127.0.0.1:8080/v1")
+    # a bare name that selects its provider (gpt…, claude…) needs no prefix
+    assert EngineConfig(model="gpt-4.1@http://127.0.0.1:1/v1").provider == "openai"

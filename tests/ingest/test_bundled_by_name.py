@@ -4,6 +4,7 @@ that name winning."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -30,8 +31,8 @@ def test_example_path_is_the_bundled_runs_from_any_directory(tmp_path: Path) -> 
     assert (ROOT / "examples" / "bobbin").resolve() == judgekit.example_path().resolve()
 
 
-@pytest.mark.parametrize(("name", "filled"), [("suites", 21), ("flask", 5),
-                                              ("suites/flask.yaml", 5)])
+@pytest.mark.parametrize(("name", "filled"), [("suites", 46), ("flask", 5),
+                                              ("suites/flask.yaml", 5), ("example", 46)])
 def test_tasks_names_a_bundled_suite_from_an_empty_directory(
         tmp_path: Path, name: str, filled: int) -> None:
     done = run_cli("score", judgekit.example_path(), "--tasks", name, cwd=tmp_path,
@@ -40,9 +41,24 @@ def test_tasks_names_a_bundled_suite_from_an_empty_directory(
     assert f"--tasks: filled {filled} of 46 results" in done.stderr
 
 
+def test_every_result_of_the_example_has_its_task(tmp_path: Path) -> None:
+    done = run_cli("score", judgekit.example_path(), "--tasks", "suites", "--json",
+                   cwd=tmp_path, env=ELSEWHERE_ENV)
+    assert done.returncode == 0, done.stderr
+    assert "--tasks: filled 46 of 46 results\n" in done.stderr
+    assert "no task found" not in done.stderr
+    results = json.loads(done.stdout)["results"]
+    assert len(results) == 46 and all(r["repo"] for r in results)
+    runs = judgekit.load_runs([judgekit.example_path()])
+    from judgekit.ingest.enrich import enrich_tasks
+
+    enrich_tasks(runs, ["suites"])
+    assert all(r.task.description and r.task.test_command for r in runs)
+
+
 def test_tasks_by_name_in_python(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    for name, filled in (("suites", 21), ("flask", 5)):
+    for name, filled in (("suites", 46), ("flask", 5)):
         result = judgekit.evaluate([judgekit.example_path()], tasks=[name])
         assert result.enrichment is not None and result.enrichment.filled == filled
 
@@ -65,7 +81,7 @@ def test_an_unknown_name_is_one_input_error(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "judgekit: error: nope: no such file or directory, nor a bundled suite "
-        "(suites, flask, polars, ruff)"]
+        "(suites, example, flask, polars, ruff)"]
 
 
 def test_run_and_suite_verify_read_a_bundled_suite_by_path_or_name(
