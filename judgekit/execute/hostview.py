@@ -13,6 +13,9 @@ directories of the toolchains on ``PATH`` come back read-only:
   user site), and any other ``PATH`` directory under a home. An agent sees these only when
   they are bound for it explicitly, since that is where agent CLIs are installed.
 
+The host's ``/tmp`` is hidden too (the sandbox has a private one), so a virtualenv there
+(on ``PATH``, or the one judgekit runs on) is a user tool like one under a home.
+
 A ``PATH`` entry that is a home itself, or lies in a credential directory, is never bound.
 
 Example:
@@ -163,19 +166,27 @@ class _Collector:
         self._add(self.user_tools, path)
 
 
+HIDDEN_TMP = Path("/tmp")
+"""The host's ``/tmp``, replaced by a private one in the sandbox."""
+
+
 def host_view(path_var: str, *, homes: tuple[Path, ...],
-              interpreter: tuple[str, str] | None = None, probe: bool = True) -> HostView:
-    """The view of ``homes`` that commands get, from the ``PATH`` value ``path_var``.
+              interpreter: tuple[str, str] | None = None, probe: bool = True,
+              hidden: tuple[Path, ...] = (HIDDEN_TMP,)) -> HostView:
+    """The view of ``homes`` (and of the other ``hidden`` places) that commands get, from
+    the ``PATH`` value ``path_var``.
 
     ``interpreter`` is the Python judgekit runs on, ``(base prefix, prefix)`` (default: this
     process's ``sys.base_prefix`` and ``sys.prefix``): its base installation is a runtime, a
     virtualenv of it a user tool.
     ``probe`` False skips the checks that the directories exist (for examples).
     """
-    found = _Collector(homes, probe)
+    roots = homes + tuple(Path(os.path.realpath(h)) for h in hidden
+                          if Path(os.path.realpath(h)) not in homes)
+    found = _Collector(roots, probe)
     base, venv = (sys.base_prefix, sys.prefix) if interpreter is None else interpreter
     base_path = Path(os.path.abspath(base))
-    if _under(base_path, homes) is not None and not found.runtime(base_path):
+    if _under(base_path, roots) is not None and not found.runtime(base_path):
         found._add(found.runtimes, base_path)  # an installation of its own: bound whole
     if os.path.abspath(venv) != str(base_path):
         found.entry(Path(os.path.abspath(venv)) / "bin")
