@@ -33,6 +33,7 @@ import shutil
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from judgekit.execute.hostview import CREDENTIAL_DIRS, home_dirs
 
@@ -44,6 +45,9 @@ INTERPRETERS = re.compile(
     r"|perl|php|Rscript|julia|lua[0-9.]*|tclsh[0-9.]*|osascript)")
 """Programs whose first file argument is a script they run (by the program's file name)."""
 
+_OPTION_ARGS = {"env": ("-u", "--unset", "-C", "--chdir"), "nice": ("-n", "--adjustment"),
+                "stdbuf": ("-i", "-o", "-e")}
+"""A wrapper's options that take the next word as their value."""
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*")
 _OPERATORS = set(";&|()<>")
 
@@ -64,7 +68,10 @@ def first_command(command: str) -> list[str]:
     while words and _ASSIGNMENT.fullmatch(words[0]):
         words = words[1:]
     while words and words[0] in WRAPPERS:
-        words = [w for w in words[1:] if not w.startswith("-") and not _ASSIGNMENT.fullmatch(w)]
+        takes = _OPTION_ARGS.get(words[0], ())
+        words = words[1:]
+        while words and (words[0].startswith("-") or _ASSIGNMENT.fullmatch(words[0])):
+            words = words[2:] if words[0] in takes else words[1:]  # options, assignments
     return words
 
 
@@ -89,33 +96,41 @@ def interpreter(script: str | Path) -> str | None:
     return parts[0] if parts and os.path.isabs(parts[0]) else None
 
 
+Role = Literal["program", "script", "interpreter"]
+
+
 @dataclass(frozen=True)
 class Named:
-    """A host file a command names: ``path`` as named; ``program`` when it is run (it
-    must be executable), else it is read (a script given to an interpreter)."""
+    """A host file a command names: ``path`` as named; ``role`` what it is to the command
+    (its program, the script its interpreter runs, a ``#!`` line's interpreter)."""
 
     path: Path
-    program: bool
+    role: Role
+
+    @property
+    def runs(self) -> bool:
+        """The file is executed (it must be executable), not only read."""
+        return self.role != "script"
 
 
 def named_files(command: str, path_var: str) -> tuple[Named, ...]:
-    """The existing host files ``command`` names: its program, its script when the program
-    is an interpreter, and the ``#!`` interpreters of both."""
+    """The existing host files ``command`` names, in this order: its program, its script
+    when the program is an interpreter, and the ``#!`` interpreters of both."""
     words = first_command(command)
     if not words:
         return ()
     found: list[Named] = []
     program = program_path(words[0], path_var)
     if program is not None and os.path.isfile(program):
-        found.append(Named(Path(os.path.normpath(program)), program=True))
+        found.append(Named(Path(os.path.normpath(program)), "program"))
     if INTERPRETERS.fullmatch(os.path.basename(words[0])):
         script = next((w for w in words[1:] if os.path.isabs(w) and os.path.isfile(w)), None)
         if script is not None:
-            found.append(Named(Path(os.path.normpath(script)), program=False))
+            found.append(Named(Path(os.path.normpath(script)), "script"))
     for one in list(found):
         shebang = interpreter(one.path)
         if shebang is not None and os.path.isfile(shebang):
-            found.append(Named(Path(os.path.normpath(shebang)), program=True))
+            found.append(Named(Path(os.path.normpath(shebang)), "interpreter"))
     unique: list[Named] = []
     for one in found:
         if all(one.path != u.path for u in unique):
@@ -192,15 +207,20 @@ def unreadable(command: str, path_var: str, uid: int, gid: int) -> list[str]:
             st = path.stat()
         except OSError:
             continue
-        need = "r" if not one.program else ("rx" if interpreter(path) else "x")
+        need = "rx" if one.runs and interpreter(path) else "x" if one.runs else "r"
         if not _allows(st, uid, gid, need):
-            kind = "program" if one.program else "file"
             problems.append(
-                f"the {kind} {one.path} cannot be {'run' if one.program else 'read'} by the "
+                f"the {one.role} {one.path} cannot be {'run' if one.runs else 'read'} by the "
                 f"sandbox's unprivileged user (uid {uid}; mode {stat.filemode(st.st_mode)}, "
-                f"owner uid {st.st_uid}): make it readable{' and executable' if 'x' in need else ''}"
-                f" by others (chmod o+{need} {path}), or run judgekit as an ordinary user")
+                f"owner uid {st.st_uid}); {fix(path, need)}, or run judgekit as an ordinary "
+                "user")
     return problems
+
+
+def fix(path: Path, need: str) -> str:
+    """How to let others read (``r``) or run (``x``, ``rx``) ``path``."""
+    what = {"r": "readable", "x": "executable", "rx": "readable and executable"}[need]
+    return f"chmod o+{need} {path} makes it {what} by others"
 
 
 def _allows(st: os.stat_result, uid: int, gid: int, need: str) -> bool:

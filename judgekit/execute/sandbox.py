@@ -54,13 +54,14 @@ import resource
 import shutil
 import signal
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
 from judgekit.errors import ConfigError
 from judgekit.execute.hostview import current_view
+from judgekit.execute.named import unreadable
 from judgekit.execute.identity import (SANDBOX_USER, Identity, Reach, hand_over, inside,
                                        passable)
 
@@ -295,6 +296,26 @@ def _writable(spec: SandboxSpec) -> list[Path]:
     if spec.home is not None:
         writable.append(Path(spec.home).resolve())
     return writable
+
+
+def closed_files(sandbox: Sandbox, commands: Iterable[tuple[str, str]],
+                 path_var: str | None = None) -> str | None:
+    """One line naming the first file a command names (:mod:`judgekit.execute.named`) that
+    the user root's commands drop to could not read or run though the sandbox shows it, and
+    the fix; ``None`` when there is none, or when commands run as the invoking user.
+
+    ``commands`` are ``(what, command)`` pairs (``what`` says whose command it is);
+    ``path_var`` is the commands' ``PATH`` (default: this process's).
+    """
+    user = getattr(sandbox, "drop_to", None)
+    if not isinstance(user, Identity):
+        return None
+    path = os.environ.get("PATH", "") if path_var is None else path_var
+    for what, command in commands:
+        problems = unreadable(command, path, user.uid, user.gid)
+        if problems:
+            return f"{what} cannot start: {problems[0]}"
+    return None
 
 
 INSTALL_HINT = ("install it with apt-get install bubblewrap (Debian, Ubuntu), dnf install "
