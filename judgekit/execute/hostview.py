@@ -80,7 +80,7 @@ def home_dirs(environ: Mapping[str, str] | None = None) -> tuple[Path, ...]:
             continue
         path = Path(os.path.abspath(text))
         for one in (path, path.resolve()):
-            if one != Path("/") and one.is_dir() and one not in found:
+            if one != Path("/") and os.path.isdir(one) and one not in found:
                 found.append(one)
     return tuple(found)
 
@@ -119,7 +119,7 @@ class _Collector:
         self.user_site: Path | None = None
 
     def _add(self, into: list[Path], path: Path) -> None:
-        if path not in into and (not self.probe or path.exists()):
+        if path not in into and (not self.probe or os.path.exists(path)):
             into.append(path)
 
     def runtime(self, path: Path) -> bool:
@@ -139,7 +139,7 @@ class _Collector:
         for parent in [path, *path.parents]:
             if parent == home:
                 break
-            if (parent / "conda-meta").is_dir():
+            if os.path.isdir(parent / "conda-meta"):
                 self._add(self.runtimes, parent)
                 return True
         return False
@@ -154,7 +154,7 @@ class _Collector:
             return
         if _starts(rel, ".local/bin"):
             self._add(self.user_tools, home / ".local" / "bin")
-            if (home / ".local" / "lib").is_dir() or not self.probe:
+            if os.path.isdir(home / ".local" / "lib") or not self.probe:
                 self._add(self.user_tools, home / ".local" / "lib")
                 self.user_site = home / ".local"
             return

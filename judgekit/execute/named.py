@@ -143,7 +143,7 @@ def virtualenv_of(path: Path) -> tuple[Path, Path | None] | None:
     directory (the base from its ``pyvenv.cfg`` ``home``, ``None`` when it names none)."""
     venv = path.parent.parent
     cfg = venv / "pyvenv.cfg"
-    if path.parent.name not in ("bin", "Scripts") or not cfg.is_file():
+    if path.parent.name not in ("bin", "Scripts") or not os.path.isfile(cfg):
         return None
     try:
         lines = cfg.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -173,7 +173,7 @@ def needs(named: Named) -> list[tuple[Path, Path]]:
         venv = virtualenv_of(candidate)
         if venv is not None:
             pairs.append((venv[0], venv[0]))
-            if venv[1] is not None and venv[1] != Path("/") and venv[1].is_dir():
+            if venv[1] is not None and venv[1] != Path("/") and os.path.isdir(venv[1]):
                 pairs.append((venv[1], venv[1]))
             return pairs
     pairs.append((real, named.path))

@@ -135,8 +135,8 @@ def _validate(plan: RunPlan) -> None:
         raise ConfigError(f"the agent's home {plan.agent_home} is not an existing directory")
     for source, dest in plan.agent_binds:
         _check_bind(source, dest, sandboxed=plan.sandbox.name != "none")
-    closed = closed_files(plan.sandbox, [(f"the agent of arm {arm}", plan.agent_for(arm).template)
-                                         for arm in plan.arms])
+    agents = [(f"the agent of arm {arm}", plan.agent_for(arm).template) for arm in plan.arms]
+    closed = closed_files(plan.sandbox, agents)
     if closed:
         raise ConfigError(closed)
 

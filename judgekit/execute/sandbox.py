@@ -239,7 +239,7 @@ class Bwrap:
                     out += ["--tmpfs", str(home)]
                     paths.emptied(home)
                     emptied.append(home)
-            shown += [(p, p) for p in view.binds(agent=spec.agent) if p.exists()]
+            shown += [(p, p) for p in view.binds(agent=spec.agent) if os.path.exists(p)]
         shown += [(Path(source).resolve(), Path(dest)) for source, dest in spec.binds]
         hidden_paths = [Path(p).resolve() for p in (*map(Path, HOST_SOCKETS), *spec.hidden)]
         kept_out = [*writable, *(h for h in hidden_paths if h not in emptied)]
@@ -248,9 +248,9 @@ class Bwrap:
             out += paths.reach(dest) + ["--ro-bind", str(source), str(dest)]
             paths.bind(dest)
         for hidden in hidden_paths:
-            if inside(hidden, tmp) or hidden == Path("/") or not hidden.exists():
+            if inside(hidden, tmp) or hidden == Path("/") or not os.path.exists(hidden):
                 continue  # under /tmp it is already hidden
-            if hidden.is_dir():
+            if os.path.isdir(hidden):
                 out += ["--tmpfs", str(hidden)]  # the workspace binds below stay visible
                 paths.emptied(hidden)
             else:
@@ -273,7 +273,7 @@ class Bwrap:
         out: list[tuple[Path, Path]] = []
         for source, dest in spec.shown:
             dest = Path(os.path.abspath(dest))
-            if not source.exists() or any(inside(dest, p) for p in mounted) \
+            if not os.path.exists(source) or any(inside(dest, p) for p in mounted) \
                     or any(inside(dest, d) for _, d in (*shown, *out)):
                 continue
             hidden = any(inside(dest, e) for e in emptied)

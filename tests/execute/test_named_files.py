@@ -22,7 +22,7 @@ from judgekit.execute.identity import SANDBOX_USER, Identity
 from judgekit.execute.named import first_command, named_files, shown_for
 from judgekit.execute.sandbox import bwrap_problem, closed_files
 from judgekit.ingest.suites import load_suite
-from tests.clirun import judgekit
+from tests.clirun import as_plain_user, judgekit
 
 from .conftest import FIX_AGENT, TEST_CMD, Project, write_suite
 
@@ -184,3 +184,23 @@ def test_virtualenvs_named_by_the_agent_and_the_tests_run_from_tmp_and_a_hidden_
     assert f"PY-AT {in_tmp}" in said and "NO-KEY" in said and "PRIVATE-KEY" not in said
     assert f"PY-AT {in_home}" in result["test"]["output"]
     assert "2 passed" in result["test"]["output"]
+
+
+def test_a_path_entry_this_user_may_not_read_is_left_out_not_a_crash(tmp_path: Path) -> None:
+    # e.g. root's PATH kept by runuser or sudo -E: /root/.cargo/bin for an ordinary user
+    closed = tmp_path / "closed"
+    (closed / "venv" / "bin").mkdir(parents=True)
+    (closed / "venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    if os.geteuid() == 0:
+        os.chown(closed, 65534, 65534)  # another user's: root without DAC override is refused
+    closed.chmod(0o700)
+    code = ("import sys; from pathlib import Path; from judgekit.execute.hostview import "
+            "host_view; from judgekit.execute.named import shown_for; "
+            f"v = host_view('{closed}/venv/bin:/usr/bin', homes=(Path('{tmp_path}'),), "
+            "interpreter=('/usr', '/usr')); "
+            f"print(v.user_tools, shown_for('{closed}/venv/bin/python -V', '/usr/bin'))")
+    proc = subprocess.run([*as_plain_user(), sys.executable, "-c", code], capture_output=True,
+                          text=True, cwd=Path(__file__).resolve().parents[2], check=False)
+    closed.chmod(0o755)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "() ()"
