@@ -193,7 +193,7 @@ def test_a_path_entry_this_user_may_not_read_is_left_out_not_a_crash(tmp_path: P
     (closed / "venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
     if os.geteuid() == 0:
         os.chown(closed, 65534, 65534)  # another user's: root without DAC override is refused
-    closed.chmod(0o700)
+    closed.chmod(0)
     code = ("import sys; from pathlib import Path; from judgekit.execute.hostview import "
             "host_view; from judgekit.execute.named import shown_for; "
             f"v = host_view('{closed}/venv/bin:/usr/bin', homes=(Path('{tmp_path}'),), "
