@@ -7,7 +7,7 @@ import os
 import re
 import signal
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -235,18 +235,24 @@ def say_unredacted(env: object) -> None:
             f"{', '.join(names)}")
 
 
-def say_hidden_tools(sandbox: object, binds: tuple[tuple[str, str], ...]) -> None:
-    """Name the user's tools on PATH that the agent will not see (under a hidden home)."""
+def say_hidden_tools(sandbox: object, binds: tuple[tuple[str, str], ...],
+                     agents: Iterable[str] = ()) -> None:
+    """Name the user's tools on PATH that the agent will not see (under /tmp or a hidden
+    home), unless an agent command names them (``agents``) or they are bound."""
     if getattr(sandbox, "name", "none") == "none":
         return
     from judgekit.execute.hostview import current_view
+    from judgekit.execute.named import shown_for
 
+    path_var = os.environ.get("PATH", "")
     bound = [Path(src) for src, _ in binds]
+    bound += [dest for command in agents for _, dest in shown_for(command, path_var)]
     hidden = [str(p) for p in current_view().user_tools
               if not any(p == b or b in p.parents for b in bound)]
     if hidden:
-        say("judgekit: not visible to the agent (under the hidden home directory; "
-            f"--agent-bind shows them): {', '.join(hidden)}")
+        say("judgekit: not visible to the agent unless its command names a program there "
+            f"or --agent-bind shows them (under /tmp or the hidden home directory): "
+            f"{', '.join(hidden)}")
 
 
 SIGNAL_EXIT: dict[int, int] = {signal.SIGINT: 130, signal.SIGTERM: 143}
@@ -303,10 +309,11 @@ def run(args: argparse.Namespace) -> int:
                      test=env_from(args.test_env, "--test-env"))
     binds = binds_from(args.agent_bind)
     sandbox = sandbox_from(args)
-    say_hidden_tools(sandbox, binds)
+    agents = agents_from(args)
+    say_hidden_tools(sandbox, binds, [getattr(a, "template", "") for a in agents.values()])
     say_unredacted(env)
     plan = RunPlan(
-        agents=agents_from(args),  # type: ignore[arg-type]
+        agents=agents,  # type: ignore[arg-type]
         arms=args.arms, attempts=args.attempts, jobs=args.jobs, resume=args.resume,
         agent_timeout_s=args.timeout or None, model=args.model, task_ids=args.tasks,
         mirror_dir=args.mirror_dir, context_arms=tuple(args.context_arms),

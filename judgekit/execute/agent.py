@@ -16,16 +16,16 @@ Example:
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
-import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from judgekit.errors import ConfigError, InputError, render_options
+from judgekit.execute.hostview import HIDDEN_TMP, home_dirs
+from judgekit.execute.named import first_command, fix, named_files
 from judgekit.execute.process import Capture, ProcessOutcome
 from judgekit.execute.sandbox import Sandbox
 from judgekit.ingest.models import Cut
@@ -168,63 +168,36 @@ _UNSEEN = ("No such file or directory", "not found", "bad interpreter")
 """What a shell says of a program it cannot find."""
 
 
-
-def _program(command: str, path_var: str) -> tuple[str, str] | None:
-    """``(as written, path on this machine)`` of the program ``command`` starts with."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return None
-    while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]):
-        words = words[1:]  # VAR=value before the program
-    if words and words[0] in ("exec", "env", "command", "nohup", "setsid"):
-        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
-    if not words:
-        return None
-    name = words[0]
-    if "/" not in name:
-        found = shutil.which(name, path=path_var or None)
-        return (name, found) if found else None
-    return (name, name) if os.path.isabs(name) else None  # relative: in the workspace
-
-
-def _interpreter(script: str) -> str | None:
-    """The absolute interpreter a script's ``#!`` line names, if any."""
-    try:
-        with open(script, "rb") as fh:
-            first = fh.readline(512)
-    except OSError:
-        return None
-    if not first.startswith(b"#!"):
-        return None
-    parts = first[2:].decode("utf-8", "replace").split()
-    return parts[0] if parts and os.path.isabs(parts[0]) else None
+def _hideable(path: Path) -> bool:
+    """``path`` lies where the sandbox hides the host: ``/tmp`` or a home directory."""
+    places = (HIDDEN_TMP, *home_dirs())
+    return any(path == p or p in path.parents for p in places)
 
 
 def unseen_program(command: str, stderr: str, path_var: str) -> str | None:
-    """A hint when the shell inside the sandbox could not run the agent's program (or the
-    interpreter its script names) although it is on this machine: the sandbox hides it.
+    """A hint when the shell inside the sandbox could not run the agent's program, its
+    script, or the interpreter a ``#!`` line names, although it is on this machine: the
+    sandbox hides it, or its unprivileged user may not read it.
 
-    ``stderr`` is what the agent's shell said; ``path_var`` the agent's ``PATH``.
+    ``stderr`` is what the agent's shell said; ``path_var`` the agent's ``PATH``. The most
+    specific file the shell names wins: an interpreter, then the script, then the program
+    (``bash: /x/agent.sh: Permission denied`` is about the script, not bash).
     """
-    program = _program(command, path_var)
-    if program is None:
+    words = first_command(command)
+    if not words:
         return None
-    written, host = program
-    candidates = [(written, host)]
-    interpreter = _interpreter(host)
-    if interpreter is not None:
-        candidates.insert(0, (interpreter, interpreter))
+    order = {"interpreter": 0, "script": 1, "program": 2}
+    candidates = [(words[0] if one.role == "program" else str(one.path), one)
+                  for one in sorted(named_files(command, path_var), key=lambda n: order[n.role])]
     lines = stderr.splitlines()
-    for said, path in candidates:
-        if not os.path.exists(path):
-            continue
+    for said, one in candidates:
         told = [line for line in lines if said in line]
         if any("Permission denied" in line for line in told):
-            return (f"{path} cannot be run by the sandbox's unprivileged user (make it and "
-                    "the directories above it readable and executable by others)")
-        if any(word in line for line in told for word in _UNSEEN):
+            verb = "run" if one.runs else "read"
+            return (f"{one.path} cannot be {verb} by the sandbox's unprivileged user; "
+                    f"{fix(one.path, 'rx' if one.runs else 'r')}")
+        if any(word in line for line in told for word in _UNSEEN) and _hideable(one.path):
             return render_options(
-                f"{path} is not visible inside the sandbox; {{option:agent_bind}} {path} "
-                "shows it")
+                f"{one.path} is not visible inside the sandbox; {{option:agent_bind}} "
+                f"{one.path} shows it")
     return None

@@ -32,6 +32,7 @@ from judgekit.execute.agent import AgentCommand, run_agent
 from judgekit.execute.context import ContextSource
 from judgekit.execute.environment import CommandEnv, clean_environment
 from judgekit.execute.hostview import current_view
+from judgekit.execute.named import shown_for
 from judgekit.execute.process import ProcessOutcome, run_shell
 from judgekit.execute.prompt import render_prompt
 from judgekit.execute.sandbox import Limits, NoSandbox, Sandbox, SandboxSpec
@@ -75,15 +76,18 @@ class AttemptSettings:
     agent_home: str | None = None
     """A directory copied into the private HOME before the agent starts."""
 
-    def spec(self, ws: Workspace, *, network: bool, agent: bool = False) -> SandboxSpec:
-        """What a command of this attempt may touch."""
+    def spec(self, ws: Workspace, *, network: bool, agent: bool = False,
+             command: str | None = None, path_var: str = "") -> SandboxSpec:
+        """What a command of this attempt may touch; ``command`` (run with the ``PATH``
+        ``path_var``) also sees the host files it names (:mod:`judgekit.execute.named`)."""
         hidden = [str(ws.fix.source), *self.hidden]
         if ws.root.parent != Path("/"):
             hidden.append(str(ws.root.parent))  # other workspaces
         binds = tuple((Path(s), Path(d)) for s, d in self.agent_binds) if agent else ()
+        shown = shown_for(command, path_var) if command is not None else ()
         return SandboxSpec(writable=(ws.path, ws.io), hidden=tuple(Path(h) for h in hidden),
                            home=ws.home, network=network, limits=self.limits, binds=binds,
-                           agent=agent, tmp=ws.tmp)
+                           shown=shown, agent=agent, tmp=ws.tmp)
 
     def redactor(self) -> Redactor:
         """A fresh redactor of the given secret variables and judgekit's provider keys."""
@@ -102,7 +106,9 @@ class AttemptSettings:
         """Run one command of this attempt in its sandbox with the environment ``env``."""
         return run_shell(command, cwd=ws.path, timeout=timeout, env=env, log_dir=ws.logs,
                          log_name=log_name, sandbox=self.sandbox,
-                         spec=self.spec(ws, network=network, agent=agent), cancel=self.cancel)
+                         spec=self.spec(ws, network=network, agent=agent, command=command,
+                                        path_var=env.get("PATH", "")),
+                         cancel=self.cancel)
 
 
 def _tail(text: str) -> str:

@@ -13,6 +13,9 @@ directories of the toolchains on ``PATH`` come back read-only:
   user site), and any other ``PATH`` directory under a home. An agent sees these only when
   they are bound for it explicitly, since that is where agent CLIs are installed.
 
+The host's ``/tmp`` is hidden too (the sandbox has a private one), so a virtualenv there
+(on ``PATH``, or the one judgekit runs on) is a user tool like one under a home.
+
 A ``PATH`` entry that is a home itself, or lies in a credential directory, is never bound.
 
 Example:
@@ -77,7 +80,7 @@ def home_dirs(environ: Mapping[str, str] | None = None) -> tuple[Path, ...]:
             continue
         path = Path(os.path.abspath(text))
         for one in (path, path.resolve()):
-            if one != Path("/") and one.is_dir() and one not in found:
+            if one != Path("/") and os.path.isdir(one) and one not in found:
                 found.append(one)
     return tuple(found)
 
@@ -116,7 +119,7 @@ class _Collector:
         self.user_site: Path | None = None
 
     def _add(self, into: list[Path], path: Path) -> None:
-        if path not in into and (not self.probe or path.exists()):
+        if path not in into and (not self.probe or os.path.exists(path)):
             into.append(path)
 
     def runtime(self, path: Path) -> bool:
@@ -136,7 +139,7 @@ class _Collector:
         for parent in [path, *path.parents]:
             if parent == home:
                 break
-            if (parent / "conda-meta").is_dir():
+            if os.path.isdir(parent / "conda-meta"):
                 self._add(self.runtimes, parent)
                 return True
         return False
@@ -151,7 +154,7 @@ class _Collector:
             return
         if _starts(rel, ".local/bin"):
             self._add(self.user_tools, home / ".local" / "bin")
-            if (home / ".local" / "lib").is_dir() or not self.probe:
+            if os.path.isdir(home / ".local" / "lib") or not self.probe:
                 self._add(self.user_tools, home / ".local" / "lib")
                 self.user_site = home / ".local"
             return
@@ -163,19 +166,27 @@ class _Collector:
         self._add(self.user_tools, path)
 
 
+HIDDEN_TMP = Path("/tmp")
+"""The host's ``/tmp``, replaced by a private one in the sandbox."""
+
+
 def host_view(path_var: str, *, homes: tuple[Path, ...],
-              interpreter: tuple[str, str] | None = None, probe: bool = True) -> HostView:
-    """The view of ``homes`` that commands get, from the ``PATH`` value ``path_var``.
+              interpreter: tuple[str, str] | None = None, probe: bool = True,
+              hidden: tuple[Path, ...] = (HIDDEN_TMP,)) -> HostView:
+    """The view of ``homes`` (and of the other ``hidden`` places) that commands get, from
+    the ``PATH`` value ``path_var``.
 
     ``interpreter`` is the Python judgekit runs on, ``(base prefix, prefix)`` (default: this
     process's ``sys.base_prefix`` and ``sys.prefix``): its base installation is a runtime, a
     virtualenv of it a user tool.
     ``probe`` False skips the checks that the directories exist (for examples).
     """
-    found = _Collector(homes, probe)
+    roots = homes + tuple(Path(os.path.realpath(h)) for h in hidden
+                          if Path(os.path.realpath(h)) not in homes)
+    found = _Collector(roots, probe)
     base, venv = (sys.base_prefix, sys.prefix) if interpreter is None else interpreter
     base_path = Path(os.path.abspath(base))
-    if _under(base_path, homes) is not None and not found.runtime(base_path):
+    if _under(base_path, roots) is not None and not found.runtime(base_path):
         found._add(found.runtimes, base_path)  # an installation of its own: bound whole
     if os.path.abspath(venv) != str(base_path):
         found.entry(Path(os.path.abspath(venv)) / "bin")

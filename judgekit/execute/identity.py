@@ -114,14 +114,15 @@ class Reach:
             elif in_empty:  # a directory bwrap would make 0700
                 out += ["--perms", "0755", "--dir", str(parent)]
                 self.fresh.append(parent)
-            elif not _passable(parent, self.user):
+            elif not passable(parent, self.user):
                 out += ["--tmpfs", str(parent)]
                 self.emptied(parent)
                 in_empty = True
         return out
 
 
-def _passable(path: Path, user: Identity) -> bool:
+def passable(path: Path, user: Identity) -> bool:
+    """``user`` (no supplementary groups) may pass through the directory ``path``."""
     try:
         st = path.stat()
     except OSError:

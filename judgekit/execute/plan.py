@@ -29,11 +29,18 @@ from judgekit.execute.environment import CommandEnv
 from judgekit.execute.executors import Executor, get_executor
 from judgekit.execute.outcome import all_failed_notice
 from judgekit.execute.results import RunWriter
-from judgekit.execute.sandbox import Limits, NoSandbox, Sandbox
+from judgekit.execute.sandbox import Limits, NoSandbox, Sandbox, closed_files
 from judgekit.execute.secrets import redact_result, redactor_for, total_redactions
 from judgekit.execute.units import Unit, UnitRunner
 from judgekit.ingest.models import RunResult
-from judgekit.ingest.suites import Suite
+from judgekit.ingest.suites import Suite, SuiteTask
+
+
+def task_commands(tasks: list[SuiteTask]) -> list[tuple[str, str]]:
+    """``(whose, command)`` of each task's setup and test commands."""
+    return [(f"the {kind} command of task {t.id}", command) for t in tasks
+            for kind, command in (("setup", t.setup_command), ("test", t.test_command))
+            if command]
 
 
 @dataclass
@@ -128,6 +135,17 @@ def _validate(plan: RunPlan) -> None:
         raise ConfigError(f"the agent's home {plan.agent_home} is not an existing directory")
     for source, dest in plan.agent_binds:
         _check_bind(source, dest, sandboxed=plan.sandbox.name != "none")
+    agents = [(f"the agent of arm {arm}", plan.agent_for(arm).template) for arm in plan.arms]
+    closed = closed_files(plan.sandbox, agents)
+    if closed:
+        raise ConfigError(closed)
+
+
+def _check_commands(suite: Suite, plan: RunPlan) -> None:
+    """The files the tasks' setup and test commands name can be read in the sandbox."""
+    closed = closed_files(plan.sandbox, task_commands(suite.select(plan.task_ids)))
+    if closed:
+        raise ConfigError(closed)
 
 
 def _check_bind(source: str, dest: str, *, sandboxed: bool) -> None:
@@ -185,6 +203,7 @@ def run_suite(
 ) -> RunOutcome:
     """Run ``plan`` over ``suite``, writing each result to ``out`` as soon as it ends."""
     _validate(plan)
+    _check_commands(suite, plan)
     units = plan_units(suite, plan)
     run_id = plan.run_id or uuid.uuid4().hex[:12]
     writer = RunWriter(out, resume=plan.resume, run_id=run_id,

@@ -54,14 +54,16 @@ import resource
 import shutil
 import signal
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
 from judgekit.errors import ConfigError
 from judgekit.execute.hostview import current_view
-from judgekit.execute.identity import SANDBOX_USER, Identity, Reach, hand_over, inside
+from judgekit.execute.named import unreadable
+from judgekit.execute.identity import (SANDBOX_USER, Identity, Reach, hand_over, inside,
+                                       passable)
 
 SandboxName = Literal["none", "bwrap"]
 SANDBOXES: tuple[SandboxName, ...] = ("none", "bwrap")
@@ -105,7 +107,11 @@ class Limits:
 class SandboxSpec:
     """What one command may touch.
 
-    ``binds`` are ``(source, destination)`` pairs shown read-only; ``agent`` marks the
+    ``binds`` are ``(source, destination)`` pairs shown read-only; ``shown`` the pairs the
+    command itself names (:func:`~judgekit.execute.named.shown_for`: its program, its script,
+    the virtualenv and base interpreter they need), bound read-only only where the sandbox
+    would hide them (under ``/tmp`` or a hidden home) or its user could not reach them (a
+    directory above them that root's commands may not pass through); ``agent`` marks the
     agent's command, which sees only the host's runtimes under the hidden homes, not the
     user's tools (:class:`~judgekit.execute.hostview.HostView`); ``hide_homes`` False keeps
     the host's home directories visible (read-only). ``tmp`` is ``TMPDIR`` without a
@@ -118,6 +124,7 @@ class SandboxSpec:
     network: bool = False
     limits: Limits = field(default_factory=Limits)
     binds: tuple[tuple[Path, Path], ...] = ()
+    shown: tuple[tuple[Path, Path], ...] = ()
     agent: bool = False
     hide_homes: bool = True
     tmp: Path | None = None
@@ -224,21 +231,26 @@ class Bwrap:
         tmp = Path("/tmp").resolve()
         paths = Reach(self.drop_to, fresh=[tmp])
         shown: list[tuple[Path, Path]] = []
+        emptied = [tmp]
         if spec.hide_homes:
             view = current_view()
             for home in view.homes:
                 if not inside(home, tmp):  # under /tmp it is already hidden
                     out += ["--tmpfs", str(home)]
                     paths.emptied(home)
-            shown += [(p, p) for p in view.binds(agent=spec.agent) if p.exists()]
+                    emptied.append(home)
+            shown += [(p, p) for p in view.binds(agent=spec.agent) if os.path.exists(p)]
         shown += [(Path(source).resolve(), Path(dest)) for source, dest in spec.binds]
+        hidden_paths = [Path(p).resolve() for p in (*map(Path, HOST_SOCKETS), *spec.hidden)]
+        kept_out = [*writable, *(h for h in hidden_paths if h not in emptied)]
+        shown += self._named(spec, emptied, kept_out, shown)
         for source, dest in shown:
             out += paths.reach(dest) + ["--ro-bind", str(source), str(dest)]
             paths.bind(dest)
-        for hidden in (Path(p).resolve() for p in (*map(Path, HOST_SOCKETS), *spec.hidden)):
-            if inside(hidden, tmp) or hidden == Path("/") or not hidden.exists():
+        for hidden in hidden_paths:
+            if inside(hidden, tmp) or hidden == Path("/") or not os.path.exists(hidden):
                 continue  # under /tmp it is already hidden
-            if hidden.is_dir():
+            if os.path.isdir(hidden):
                 out += ["--tmpfs", str(hidden)]  # the workspace binds below stay visible
                 paths.emptied(hidden)
             else:
@@ -250,6 +262,26 @@ class Bwrap:
         if self.drop_to is not None:
             out += self.drop_to.drop()
         return out + list(argv)
+
+    def _named(self, spec: SandboxSpec, emptied: list[Path], mounted: list[Path],
+               shown: list[tuple[Path, Path]]) -> list[tuple[Path, Path]]:
+        """The pairs of ``spec.shown`` to bind: those the empty mounts ``emptied`` hide or
+        the user commands drop to could not reach, and not already shown or mounted
+        otherwise (``mounted``: the workspace, and the hidden paths, such as the source
+        repository, which win; ``/tmp`` or a home named hidden is a place named files are
+        shown from)."""
+        out: list[tuple[Path, Path]] = []
+        for source, dest in spec.shown:
+            dest = Path(os.path.abspath(dest))
+            if not os.path.exists(source) or any(inside(dest, p) for p in mounted) \
+                    or any(inside(dest, d) for _, d in (*shown, *out)):
+                continue
+            hidden = any(inside(dest, e) for e in emptied)
+            closed = self.drop_to is not None and not all(
+                passable(p, self.drop_to) for p in dest.parents)
+            if hidden or closed:
+                out.append((source, dest))
+        return out
 
     def environment(self, env: dict[str, str], spec: SandboxSpec) -> dict[str, str]:
         env = dict(env)
@@ -264,6 +296,26 @@ def _writable(spec: SandboxSpec) -> list[Path]:
     if spec.home is not None:
         writable.append(Path(spec.home).resolve())
     return writable
+
+
+def closed_files(sandbox: Sandbox, commands: Iterable[tuple[str, str]],
+                 path_var: str | None = None) -> str | None:
+    """One line naming the first file a command names (:mod:`judgekit.execute.named`) that
+    the user root's commands drop to could not read or run though the sandbox shows it, and
+    the fix; ``None`` when there is none, or when commands run as the invoking user.
+
+    ``commands`` are ``(what, command)`` pairs (``what`` says whose command it is);
+    ``path_var`` is the commands' ``PATH`` (default: this process's).
+    """
+    user = getattr(sandbox, "drop_to", None)
+    if not isinstance(user, Identity):
+        return None
+    path = os.environ.get("PATH", "") if path_var is None else path_var
+    for what, command in commands:
+        problems = unreadable(command, path, user.uid, user.gid)
+        if problems:
+            return f"{what} cannot start: {problems[0]}"
+    return None
 
 
 INSTALL_HINT = ("install it with apt-get install bubblewrap (Debian, Ubuntu), dnf install "

@@ -21,10 +21,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
-from judgekit.errors import RunnerError
+from judgekit.errors import ConfigError, RunnerError
 from judgekit.execute.agent import AgentCommand
 from judgekit.execute.attempt import AttemptSettings, prepare, run_tests
-from judgekit.execute.sandbox import NoSandbox, Sandbox
+from judgekit.execute.plan import task_commands
+from judgekit.execute.sandbox import NoSandbox, Sandbox, closed_files
 from judgekit.ingest.suites import Suite, SuiteTask
 from judgekit.execute.environment import CommandEnv
 from judgekit.execute.workspace import FixCommit, MirrorCache
@@ -143,10 +144,15 @@ def verify_suite(
     """Verify the selected tasks of ``suite`` (``jobs`` at a time), in suite order.
 
     Setting ``cancel`` ends the running commands; the call then raises
-    :class:`~judgekit.execute.process.Cancelled`.
+    :class:`~judgekit.execute.process.Cancelled`. A file a setup or test command names
+    that the sandbox's unprivileged user could not read is a :class:`ConfigError` before
+    anything runs.
     """
-    cache = MirrorCache(mirror_dir, cancel=cancel)
     tasks = suite.select(task_ids)
+    closed = closed_files(sandbox or NoSandbox(), task_commands(tasks))
+    if closed:
+        raise ConfigError(closed)
+    cache = MirrorCache(mirror_dir, cancel=cancel)
 
     def one(task: SuiteTask) -> TaskCheck:
         check = verify_task(task, cache, tmp_dir=tmp_dir, sandbox=sandbox, cancel=cancel,

@@ -442,24 +442,31 @@ class Workspace:
 
     def cleanup(self) -> None:
         """Remove the workspace, including directories the agent made unwritable."""
+        opened: set[str] = set()
+
         def retry(func: object, path: str, _exc: object) -> None:
             try:
                 os.chmod(os.path.dirname(path), 0o700)
                 if os.path.isdir(path) and not os.path.islink(path):
-                    os.chmod(path, 0o700)
-                    shutil.rmtree(path, ignore_errors=True)
+                    if path not in opened:  # once: a directory that stays put is left
+                        opened.add(path)
+                        os.chmod(path, 0o700)
+                        remove(path)  # what lies deeper may be locked too
                 else:
                     os.unlink(path)
             except OSError:
                 pass
 
+        def remove(path: str | Path) -> None:
+            if sys.version_info >= (3, 12):
+                shutil.rmtree(path, onexc=retry)
+            else:
+                shutil.rmtree(path, onerror=retry)
+
         interrupted: BaseException | None = None
         for _ in range(3):  # a cancellation arriving mid-removal must not leave half of it
             try:
-                if sys.version_info >= (3, 12):
-                    shutil.rmtree(self.root, onexc=retry)
-                else:
-                    shutil.rmtree(self.root, onerror=retry)
+                remove(self.root)
                 break
             except KeyboardInterrupt as exc:
                 interrupted = exc

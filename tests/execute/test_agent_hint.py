@@ -34,18 +34,26 @@ def script() -> Iterator[Path]:
 @needs_bwrap
 def test_an_agent_hidden_by_the_sandbox_is_named_with_agent_bind(
         suite_file: Path, tmp_path: Path, script: Path) -> None:
+    # A program in a credential directory of the home is never shown by naming it.
+    home = script.parent
+    hidden = home / ".config" / "agent.sh"
+    hidden.parent.mkdir()
+    hidden.parent.chmod(0o755)
+    script.rename(hidden)
     out = tmp_path / "run.json"
-    proc = judgekit("run", suite_file, "--agent", f"{script} --task {{task_id}}", "--out", out,
-                    "--mirror-dir", tmp_path / "m")
+    env = {"HOME": str(home)}
+    proc = judgekit("run", suite_file, "--agent", f"{hidden} --task {{task_id}}", "--out", out,
+                    "--mirror-dir", tmp_path / "m", env=env)
+    assert proc.returncode == 1, proc.stderr  # no attempt's agent started
     (result,) = json.loads(out.read_text())["results"]
     assert result["harness_status"] == "agent_not_started"
-    hint = f"{script} is not visible inside the sandbox; --agent-bind {script} shows it"
+    hint = f"{hidden} is not visible inside the sandbox; --agent-bind {hidden} shows it"
     assert result["harness_error"].startswith(hint), result["harness_error"]
     assert "No such file or directory" in result["harness_error"]
     assert hint in proc.stderr, proc.stderr
     shown = tmp_path / "shown.json"
-    proc = judgekit("run", suite_file, "--agent", f"{script} --task {{task_id}}", "--out", shown,
-                    "--mirror-dir", tmp_path / "m", "--agent-bind", script)
+    proc = judgekit("run", suite_file, "--agent", f"{hidden} --task {{task_id}}", "--out", shown,
+                    "--mirror-dir", tmp_path / "m", "--agent-bind", hidden, env=env)
     assert proc.returncode == 0, proc.stderr
     (result,) = json.loads(shown.read_text())["results"]
     assert result["harness_status"] == "completed"
@@ -71,3 +79,11 @@ def test_no_hint_for_a_program_missing_everywhere_or_another_failure(script: Pat
     assert unseen_program("./agent.sh", "./agent.sh: No such file or directory", "") is None
     said = f"/usr/bin/bash: line 1: {script}: Permission denied"
     assert "unprivileged user" in (unseen_program(str(script), said, "") or "")
+    assert unseen_program("sh -c 'agent.sh'", "sh: 1: agent.sh: not found", "/usr/bin") is None
+
+
+def test_a_script_it_may_not_read_is_named_not_its_interpreter(script: Path) -> None:
+    said = f"bash: {script}: Permission denied"
+    assert unseen_program(f"bash {script} --fast", said, "/usr/bin:/bin") == (
+        f"{script} cannot be read by the sandbox's unprivileged user; chmod o+r {script} "
+        "makes it readable by others")

@@ -124,13 +124,18 @@ def test_a_run_without_setpriv_fails_closed_for_root(
                     (bin_dir / name).symlink_to(target)
     marks = tmp_path / "marks"
     marks.mkdir()
-    suite = write_suite(tmp_path / "s.yaml", project, setup_command=f"touch {marks}/setup",
-                        test_command=f"touch {marks}/test")
+    # Run unsandboxed, each command would leave its mark (in a sandbox the host is read-only).
+    suite = write_suite(tmp_path / "s.yaml", project,
+                        setup_command=f"touch {marks}/setup; true",
+                        test_command=f"touch {marks}/test; echo '1 passed'")
     out = tmp_path / "run.json"
-    proc = judgekit("run", suite, "--agent", f"touch {marks}/agent", "--out", out,
-                    "--mirror-dir", tmp_path / "m", env={"PATH": str(bin_dir)})
+    proc = judgekit("run", suite, "--agent", f"touch {marks}/agent; echo x > new.txt", "--out",
+                    out, "--mirror-dir", tmp_path / "m", env={"PATH": str(bin_dir)})
     if os.geteuid() != 0:  # an ordinary user needs no setpriv: bwrap maps it
         assert proc.returncode == 0, proc.stderr
+        (result,) = json.loads(out.read_text())["results"]
+        assert result["harness_status"] == "completed" and result["sandbox"] == "bwrap"
+        assert list(marks.iterdir()) == []
         return
     assert proc.returncode == 2, proc.stderr
     (line,) = proc.stderr.strip().splitlines()

@@ -53,7 +53,10 @@ def test_401_stops_at_once_and_exits_1(tmp_path: Path) -> None:
         calls = server.count("anthropic")
     assert proc.returncode == 1
     assert calls <= 4  # one call per concurrent slot at most, audit included
-    lines = proc.stderr.strip().splitlines()
+    # A run that lasts over PLAIN_AFTER_S on a loaded machine also writes plain progress
+    # lines to a non-terminal stderr (cli/_progress.py); the error is the only other line.
+    lines = [line for line in proc.stderr.strip().splitlines()
+             if not line.startswith("judging: ")]
     assert len(lines) == 1 and "authentication failed" in lines[0], proc.stderr
     assert "test-key-123" not in proc.stderr
 
