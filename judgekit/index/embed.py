@@ -42,6 +42,7 @@ from judgekit.errors import ConfigError
 from judgekit.index.batching import pipelined, token_batches
 from judgekit.index.gpu import UtilisationSampler
 from judgekit.index.quiet import quiet_loading
+from judgekit.index.stub import ZeroEmbedder, stub_requested
 from judgekit.index.threads import ThreadTuner
 from judgekit.index.tokens import ModelTokenizer, allow_parallelism
 
@@ -423,6 +424,8 @@ def load_embedder(
     """A new embedder: ONNX int8 on CPU when it can, torch otherwise (see the module doc)."""
     backend = check_choices(device=device, dtype=dtype, backend=backend)
     name, source = resolve_model(model)
+    if stub_requested():
+        return ZeroEmbedder.for_model(name, source)
     if not Path(source).is_dir() and not _in_hub_cache(source):
         raise ConfigError(f"cannot load embedding model {name!r}: not a local directory and not in the "
                           "Hugging Face cache (models are never downloaded)")
@@ -512,7 +515,7 @@ def _torch_sees_accelerator() -> bool:
 
 
 _LOAD_LOCK = threading.Lock()
-_CACHE: dict[tuple[str, str | None, int | None, str | None, str | None], TextEmbedder] = {}
+_CACHE: dict[tuple[str, str | None, int | None, str | None, str | None, bool], TextEmbedder] = {}
 
 
 def get_embedder(
@@ -529,7 +532,7 @@ def get_embedder(
     tells a caller whether its own call paid for it.
     """
     name = resolve_model(model)[0]
-    key = (name, device, batch_size, dtype, backend)
+    key = (name, device, batch_size, dtype, backend, stub_requested())
     with _LOAD_LOCK:
         emb = _CACHE.get(key)
         if emb is None:

@@ -75,7 +75,6 @@ def test_progress_and_resume_after_an_interrupted_build(
     from judgekit.index import build
 
     monkeypatch.setattr(build, "GROUP_CHUNKS", {"cpu": 1})  # one file per group
-    monkeypatch.setattr(build, "CHECKPOINT_SECONDS", 0.0)  # save after every group
     root = init_repo(tmp_path / "repo", dict(CORPUS))
     out = tmp_path / "index"
     seen: list[tuple[int, int]] = []
@@ -88,8 +87,8 @@ def test_progress_and_resume_after_an_interrupted_build(
     with pytest.raises(KeyboardInterrupt):
         build_index(root, out, progress=stop_after_two)
     partial = CodeIndex.open(out)
-    assert len(partial.manifest.files) == 1  # the first group was saved, the second was not
-    assert seen[0][0] < seen[1][0] and seen[0][1] == seen[1][1]
+    assert len(partial.manifest.files) == 2  # the interrupt saved the two groups embedded
+    assert seen[0][0] < seen[1][0] and seen[0][1] <= seen[1][1]  # chunks found so far: grows
 
     calls: list[tuple[int, int]] = []
     resumed = build_index(root, out, progress=lambda d, t: calls.append((d, t)))
