@@ -41,9 +41,9 @@ from judgekit.index.stub import STUB_BACKEND, stub_requested
 from judgekit.index.text import WORDS
 from judgekit.paths import Escapes
 
-#: Chunks embedded per group (a group is whole files), per device type. On a CPU a group
-#: is a few seconds of work at most, which bounds what an interrupt loses.
-GROUP_CHUNKS = {"cuda": 8192, "mps": 4096, "cpu": 256}
+#: Chunks embedded per group (a group is whole files, so it may run past this), per device
+#: type. On a CPU a group is under a second of work, which bounds what an interrupt loses.
+GROUP_CHUNKS = {"cuda": 8192, "mps": 4096, "cpu": 64}
 #: Seconds between two saves of a build in progress.
 CHECKPOINT_SECONDS = 60.0
 #: Files the scan may hold ready ahead of the encoder.
@@ -117,6 +117,16 @@ def build_index(
     return _stats(run, manifest, time.perf_counter() - began)
 
 
+class BuildInterrupted(KeyboardInterrupt):
+    """A build stopped by Ctrl-C after saving: ``embedded`` chunks embedded by this run,
+    ``stored`` chunks in the index on disk (a rerun embeds only the rest)."""
+
+    def __init__(self, embedded: int, stored: int) -> None:
+        super().__init__(f"interrupted: {embedded} chunks embedded, {stored} stored")
+        self.embedded = embedded
+        self.stored = stored
+
+
 class _Loader:
     """The embedder, loading in a daemon thread from the start (``eager``) or when first needed."""
 
@@ -172,6 +182,7 @@ class _Run:
         self.utilisation: list[float] = []
         self._saved_at = time.perf_counter()
         self._saved_done = 0
+        self._saved_chunks = old.manifest.chunks if old else 0
 
     def execute(self, window: TokenWindow | None, workers: int | None) -> None:
         """Scan, chunk and embed; on an interrupt or error, save what is embedded and re-raise."""
@@ -188,10 +199,12 @@ class _Run:
         feed: Feed[Scanned] = Feed(iter(scan), size=FEED_FILES, stop=stop)
         try:
             self._embed(self._new_files(feed))
-        except BaseException:
+        except BaseException as exc:
             stop.set()
             if self.done > self._saved_done:
                 self._save()
+            if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, BuildInterrupted):
+                raise BuildInterrupted(self.done, self._saved_chunks) from exc
             raise
         finally:
             stop.set()
@@ -271,7 +284,7 @@ class _Run:
         t0 = time.perf_counter()
         manifest, lines, vectors = self.assemble()
         write_rows(self.out, manifest, lines, vectors)
-        self._saved_at, self._saved_done = time.perf_counter(), self.done
+        self._saved_at, self._saved_done, self._saved_chunks = time.perf_counter(), self.done, manifest.chunks
         self.write_s += self._saved_at - t0
 
     def assemble(self) -> tuple[Manifest, str, np.ndarray]:

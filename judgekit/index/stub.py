@@ -2,7 +2,8 @@
 
 With ``JUDGEKIT_INDEX_ENCODER=zeros`` in the environment, :func:`judgekit.index.embed.get_embedder`
 returns a :class:`ZeroEmbedder`: no model is loaded and every text gets a zero vector of
-the model's dimension, instantly. It measures everything ``judgekit index`` does around
+the model's dimension, instantly (``zeros:RATE``: at ``RATE`` texts per second, a stand-in
+for a slow model, e.g. to interrupt a build while it embeds). It measures everything ``judgekit index`` does around
 the model (listing, reading, hashing, chunking, handing texts over, writing). An index
 built so is marked (``backend`` ``zeros``), finds nothing useful, and is embedded again
 whole by the next build without the hook.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -30,7 +32,19 @@ STUB_BACKEND = "zeros"
 
 def stub_requested() -> bool:
     """True when the environment asks for the zero encoder."""
-    return os.environ.get(STUB_ENV, "").strip().lower() == STUB_VALUE
+    return stub_rate() is not None
+
+
+def stub_rate() -> float | None:
+    """``None`` without the hook; else the texts per second it pretends (``0.0``: instant)."""
+    value = os.environ.get(STUB_ENV, "").strip().lower()
+    name, _, rate = value.partition(":")
+    if name != STUB_VALUE:
+        return None
+    try:
+        return max(0.0, float(rate)) if rate else 0.0
+    except ValueError:
+        return 0.0
 
 
 class ZeroEmbedder:
@@ -42,8 +56,9 @@ class ZeroEmbedder:
     implementation = "zeros"
     tokenizer = None
 
-    def __init__(self, name: str, dim: int, max_length: int) -> None:
+    def __init__(self, name: str, dim: int, max_length: int, rate: float = 0.0) -> None:
         self.name = name
+        self.rate = rate
         self.dim = dim
         self.max_length = max_length
         self.batch_size = 1
@@ -65,9 +80,11 @@ class ZeroEmbedder:
             max_length = int(config["max_seq_length"])
         except (OSError, ValueError, KeyError, TypeError):
             pass
-        return cls(name, dim, max_length)
+        return cls(name, dim, max_length, stub_rate() or 0.0)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if self.rate > 0:
+            time.sleep(len(texts) / self.rate)  # Ctrl-C ends the sleep
         return np.zeros((len(texts), self.dim), dtype=np.float32)
 
     def token_lengths(self, texts: Sequence[str]) -> list[int]:

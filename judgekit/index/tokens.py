@@ -46,6 +46,8 @@ class ModelTokenizer:
         self.pad_id = int(tokenizer.token_to_id("[PAD]") or 0) if hasattr(tokenizer, "token_to_id") else 0
         self._plain: Any = None
         self._word_tokens: dict[str, int] | None = None
+        # ids only: the fast batch encoder skips the offsets (tokenizers >= 0.20)
+        self._batch: Any = getattr(tokenizer, "encode_batch_fast", None) or tokenizer.encode_batch
 
     @classmethod
     def from_dir(cls, model_dir: str | Path, max_length: int) -> ModelTokenizer | None:
@@ -61,10 +63,11 @@ class ModelTokenizer:
         """Token ids of each text (special tokens added, truncated to the window)."""
         cap = self.max_length * CHARS_PER_TOKEN_CAP
         cut = [t if len(t) <= cap else _cut(t, cap) for t in texts]
-        out = [e.ids for e in self._tok.encode_batch(cut)]
+        batch = self._batch
+        out = [e.ids for e in batch(cut)]
         again = [i for i, t in enumerate(texts) if len(t) > cap and len(out[i]) < self.max_length]
         if again:
-            for i, e in zip(again, self._tok.encode_batch([texts[i] for i in again]), strict=True):
+            for i, e in zip(again, batch([texts[i] for i in again]), strict=True):
                 out[i] = e.ids
         return out
 
