@@ -111,7 +111,10 @@ def run_index(args: argparse.Namespace) -> int:
               "(a link pointing out)", file=sys.stderr)
     # The whole command: from process start (imports included) when it can be read.
     whole = max((process_seconds() if _own_process(args) else None) or (time.perf_counter() - began), stats.seconds)
+    own_cpu = time.process_time() if _own_process(args) else None
+    workers_cpu = stats.scan_cpu_seconds if stats.workers > 1 else 0.0  # else counted in this process
     stats = stats.model_copy(update={
+        "cpu_seconds": round(own_cpu + workers_cpu, 3) if own_cpu is not None else None,
         "seconds": round(whole, 3),
         "chunks_per_s": round(stats.embedded / whole, 1) if stats.embedded and whole > 0 else 0.0,
     })

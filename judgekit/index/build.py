@@ -175,7 +175,7 @@ class _Run:
         self.embedder: TextEmbedder | None = None
         self.found = 0  # chunks to embed, found so far
         self.done = 0
-        self.scan_s = self.embed_s = self.write_s = 0.0
+        self.scan_s = self.embed_s = self.write_s = self.scan_cpu_s = 0.0
         self.workers = 1
         self.scan_fallback: str | None = None
         self.refused = 0
@@ -208,7 +208,7 @@ class _Run:
             raise
         finally:
             stop.set()
-            self.workers, self.scan_fallback = scan.workers, scan.fallback
+            self.workers, self.scan_fallback, self.scan_cpu_s = scan.workers, scan.fallback, scan.cpu_seconds
             self.scan_s = (feed.done_at or time.perf_counter()) - t_scan
         if self.embedder is None and self.loader.started:
             self.embedder = self.loader.get()  # a fresh build of nothing: the model still names the index
@@ -328,6 +328,7 @@ def _stats(run: _Run, manifest: Manifest, seconds: float) -> IndexStats:
         chunks_per_s=round(total / seconds, 1) if total and seconds > 0 else 0.0,
         embed_chunks_per_s=round(total / run.embed_s, 1) if total and run.embed_s > 0 else 0.0,
         scan_seconds=round(run.scan_s, 3),
+        scan_cpu_seconds=round(run.scan_cpu_s, 3),
         load_seconds=round(load_s, 3),
         export_seconds=round(getattr(embedder, "export_seconds", 0.0) if load_s else 0.0, 3),
         tokenize_seconds=round(float(getattr(embedder, "tokenize_seconds", 0.0) or 0.0), 3),

@@ -61,6 +61,11 @@ class IndexStats(BaseModel):
     scan_seconds: float = Field(default=0.0, description=(
         "Listing, reading, hashing and chunking files: from the start of the scan to its last file "
         "(overlapped with embedding)."))
+    scan_cpu_seconds: float = Field(default=0.0, description=(
+        "CPU time the scan took, over its worker processes (or this process): what it costs on an idle machine."))
+    cpu_seconds: float | None = Field(default=None, description=(
+        "CPU time of the whole command: this process from its start and the scan's worker processes "
+        "(from the CLI only)."))
     load_seconds: float = Field(default=0.0, description="Loading the model in this call (0 when already loaded).")
     export_seconds: float = Field(default=0.0, description="Making the int8 ONNX copy of the model (first use only).")
     tokenize_seconds: float = Field(default=0.0, description=(

@@ -21,6 +21,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections import Counter, deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -181,6 +182,8 @@ class FileScan:
             self.workers = 1
         self.fallback: str | None = None
         self.stop = stop or threading.Event()
+        #: CPU time spent reading, hashing and chunking (in whichever process did it).
+        self.cpu_seconds = 0.0
 
     def __iter__(self) -> Iterator[Scanned]:
         done = 0
@@ -197,17 +200,22 @@ class FileScan:
                     self._fall_back("worker processes could not run (see docs/index.md, Scanning); "
                                     "scanned in this process")
         if done < len(self.tasks):
+            began = time.thread_time()
             scanner = _Scanner(self.root, Chunker.for_window(self.window))
             for task in self.tasks[done:]:
                 if self.stop.is_set():
                     return
-                yield from (Scanned(*scanner.row(path, sha)) for path, sha in task)
+                rows = [scanner.row(path, sha) for path, sha in task]
+                self.cpu_seconds += time.thread_time() - began
+                began = time.thread_time()
+                yield from (Scanned(*row) for row in rows)
 
     def _fall_back(self, reason: str) -> None:
         FALLBACKS[reason] += 1
         self.fallback, self.workers = reason, 1
 
     def _pooled(self) -> Iterator[list[_Row]]:
+        """Task results in order; the workers' CPU time is added to ``cpu_seconds``."""
         # Never fork: the parent may already run threads (the model loading, the tokenizer).
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         context = multiprocessing.get_context(method)
@@ -220,7 +228,8 @@ class FileScan:
             pending = deque(pool.submit(_scan_task, t) for t in self.tasks[:ahead])
             queued = len(pending)
             while pending and not self.stop.is_set():
-                rows = pending.popleft().result()
+                rows, cpu = pending.popleft().result()
+                self.cpu_seconds += cpu
                 if queued < len(self.tasks):
                     pending.append(pool.submit(_scan_task, self.tasks[queued]))
                     queued += 1
@@ -261,9 +270,10 @@ def _init_worker(root: str, window: TokenWindow | None) -> None:
     _WORKER = _Scanner(Path(root), Chunker.for_window(window))
 
 
-def _scan_task(items: list[tuple[str, str | None]]) -> list[_Row]:
+def _scan_task(items: list[tuple[str, str | None]]) -> tuple[list[_Row], float]:
+    began = time.process_time()
     scanner = _WORKER or _Scanner(Path("."), Chunker(None, None))
-    return [scanner.row(path, sha) for path, sha in items]
+    return [scanner.row(path, sha) for path, sha in items], time.process_time() - began
 
 
 def _unimportable_main() -> str | None:
