@@ -95,3 +95,20 @@ def test_progress_and_resume_after_an_interrupted_build(
     assert resumed.files == len(CORPUS)
     assert resumed.embedded == resumed.chunks - partial.vectors.shape[0]
     assert calls[-1] == (resumed.embedded, resumed.embedded)
+
+
+def test_the_zero_encoder_hook_builds_without_a_model_and_a_real_build_embeds_again(
+    tmp_path: Path, embedder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = init_repo(tmp_path / "repo", dict(CORPUS))
+    out = tmp_path / "index"
+    monkeypatch.setenv("JUDGEKIT_INDEX_ENCODER", "zeros")
+    stubbed = build_index(root, out)
+    assert (stubbed.backend, stubbed.implementation, stubbed.load_seconds) == ("zeros", "zeros", 0.0)
+    index = CodeIndex.open(out)
+    assert index.vectors.shape == (stubbed.chunks, embedder.dim) and not index.vectors.any()
+    assert build_index(root, out).embedded == 0  # the hook again: nothing changed
+
+    monkeypatch.delenv("JUDGEKIT_INDEX_ENCODER")
+    real = build_index(root, out)
+    assert real.backend == embedder.backend and real.embedded == real.chunks == stubbed.chunks
