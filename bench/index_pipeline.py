@@ -155,6 +155,7 @@ def pipeline(chunks: int, model_chunks: int, device: str | None, rounds: int, sa
             stats = json.loads(text)
             stub_runs.append({"wall_s": round(wall, 3), "chunks": stats["embedded"], "files": stats["files"],
                               "workers": stats["workers"], "scan_s": stats["scan_seconds"],
+                              "scan_cpu_s": stats["scan_cpu_seconds"],
                               "write_s": stats["write_seconds"], "cpu_s": stats["cpu_seconds"],
                               "chunks_per_s_after_startup": round(stats["embedded"] / (wall - help_wall), 1),
                               "chunks_per_cpu_s_after_startup":

@@ -87,9 +87,10 @@ class ModelTokenizer:
         if any(c in joined for c in _SEPARATORS):  # str.split splits there, the tokenizer does not
             return [len(e.ids) for e in plain.encode_batch(list(lines), add_special_tokens=False)]
         split = [line.split() for line in lines]
-        new = list({w for words in split for w in words if w not in table})
+        new = list(set(" ".join(lines).split()).difference(table))
         if new:
-            for word, e in zip(new, plain.encode_batch(new, add_special_tokens=False), strict=True):
+            encode = getattr(plain, "encode_batch_fast", None) or plain.encode_batch
+            for word, e in zip(new, encode(new, add_special_tokens=False), strict=True):
                 table[word] = len(e.ids)
         get = table.__getitem__
         return [sum(map(get, words)) for words in split]
