@@ -136,13 +136,17 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
-def pipeline(chunks: int, model_chunks: int, device: str | None, rounds: int, sample: int) -> dict[str, Any]:
+def pipeline(chunks: int, model_chunks: int, device: str | None, rounds: int, sample: int,
+             model_flags: tuple[str, ...] = ()) -> dict[str, Any]:
     """The figures described in the module docstring."""
     jk = [sys.executable, "-m", "judgekit"]
     out: dict[str, Any] = {"cores": len(os.sched_getaffinity(0)), "load_average_before": os.getloadavg()[0]}
     with tempfile.TemporaryDirectory(prefix="index-pipeline-") as tmp:
         tmp_p = Path(tmp)
         out["corpus"] = build_corpus(tmp_p / "corpus", chunks)
+        if rounds == 0:  # the run with the model only
+            out["model"] = _model_run(jk, tmp_p, model_chunks, model_chunks, device, sample, model_flags)
+            return out
         help_wall = min(_run([*jk, "index", "--help"], _env())[0] for _ in range(3))
         out["help_wall_s"] = round(help_wall, 3)
         help_cpu = min(_help_cpu(jk) for _ in range(3))
@@ -164,19 +168,19 @@ def pipeline(chunks: int, model_chunks: int, device: str | None, rounds: int, sa
         out["stub"] = stub_runs
         out["stub_chunks_per_s_after_startup"] = max(r["chunks_per_s_after_startup"] for r in stub_runs)
         out["stub_chunks_per_cpu_s_after_startup"] = max(r["chunks_per_cpu_s_after_startup"] for r in stub_runs)
-        out["model"] = _model_run(jk, tmp_p, model_chunks, chunks, device, sample)
+        out["model"] = _model_run(jk, tmp_p, model_chunks, chunks, device, sample, model_flags)
     out["load_average_after"] = os.getloadavg()[0]
     return out
 
 
 def _model_run(jk: list[str], tmp: Path, model_chunks: int, chunks: int, device: str | None,
-               sample: int) -> dict[str, Any]:
+               sample: int, flags: tuple[str, ...]) -> dict[str, Any]:
     corpus = tmp / "corpus"
     if model_chunks < chunks:  # a smaller corpus where the model is slow (a CPU)
         corpus = tmp / "model-corpus"
         build_corpus(corpus, model_chunks)
     idx = tmp / "model-idx"
-    cmd = [*jk, "index", str(corpus), "--out", str(idx), "--json"] + (["--device", device] if device else [])
+    cmd = [*jk, "index", str(corpus), "--out", str(idx), "--json", *flags] + (["--device", device] if device else [])
     with GpuBusy() as busy:
         wall, text = _run(cmd, _env())
     stats = json.loads(text)

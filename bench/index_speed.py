@@ -47,6 +47,7 @@ import importlib.util
 import itertools
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -200,7 +201,9 @@ def main() -> int:
     parser.add_argument("--model-chunks", type=int, default=None,
                         help="corpus size for the run with the model (default: --pipeline-chunks)")
     parser.add_argument("--device", default=None, help="--device of the run with the model")
-    parser.add_argument("--rounds", type=int, default=2, help="runs with the zero encoder")
+    parser.add_argument("--rounds", type=int, default=2, help="runs with the zero encoder (0: only the model's run)")
+    parser.add_argument("--model-flags", default="", metavar="FLAGS",
+                        help="more flags of the run with the model, one string: '--backend torch --dtype float32'")
     parser.add_argument("--sample", type=int, default=2000, help="chunks compared with plain fp32")
     parser.add_argument("--out", default=None, help="also write the JSON result to this file")
     args = parser.parse_args()
@@ -209,7 +212,7 @@ def main() -> int:
         from index_pipeline import pipeline
 
         figures = pipeline(args.pipeline_chunks, args.model_chunks or args.pipeline_chunks, args.device,
-                           args.rounds, args.sample)
+                           args.rounds, args.sample, tuple(shlex.split(args.model_flags)))
         text = json.dumps(figures, indent=1)
         if args.out:
             Path(args.out).write_text(text + "\n")
