@@ -11,9 +11,10 @@
   ``dtype`` forces a precision and converts the model either way; the reported dtype is
   the one the weights have when they run.
 * Batching: texts are tokenised by the Rust tokenizer one group ahead of the model (in a
-  background thread, across cores), sorted by length and cut into token-budget batches;
-  on CUDA the batches go through pinned memory with non-blocking copies and results come
-  back once per group.
+  background thread, across cores, one thread for a whole stream of groups:
+  :meth:`Embedder.encode_stream`), sorted by length and cut into token-budget batches;
+  on CUDA the batches go through pinned memory with non-blocking copies, and a group's
+  vectors are copied back while the device already runs the next group.
 
 torch, sentence-transformers and onnxruntime are imported inside functions only.
 
