@@ -200,7 +200,7 @@ class _Run:
                         workers=workers, stop=stop)
         feed: Feed[Scanned] = Feed(iter(scan), size=FEED_FILES, stop=stop)
         try:
-            self._embed(self._new_files(feed))
+            self._embed(self._new_files(feed), feed)
         except BaseException as exc:
             stop.set()
             if self.done > self._saved_done:
@@ -242,7 +242,8 @@ class _Run:
         device = "cuda" if self.loader.started and _wants_gpu() else "cpu"
         return GROUP_CHUNKS.get(device, GROUP_CHUNKS["cpu"])
 
-    def _embed(self, work: Iterator[tuple[list[_File], list[str]]]) -> None:
+    def _embed(self, work: Iterator[tuple[list[_File], list[str]]], feed: Feed[Scanned]) -> None:
+        """Embed the groups; ``embed_s`` is the time spent on the model, not waiting for files."""
         first = next(work, None)
         if first is None:
             return
@@ -255,6 +256,8 @@ class _Run:
 
         began = time.perf_counter()
         outside = 0.0
+        waited = feed.wait_seconds
+        starved = float(getattr(embedder, "input_wait_seconds", 0.0))
         for group, vecs in encode_groups(embedder, items()):
             t0 = time.perf_counter()
             row = 0
@@ -268,7 +271,11 @@ class _Run:
             if time.perf_counter() - self._saved_at >= CHECKPOINT_SECONDS:
                 self._save()
             outside += time.perf_counter() - t0
-        self.embed_s = time.perf_counter() - began - outside
+        if hasattr(embedder, "encode_stream"):  # files are awaited in its tokeniser thread
+            idle = float(getattr(embedder, "input_wait_seconds", 0.0)) - starved
+        else:
+            idle = feed.wait_seconds - waited
+        self.embed_s = max(0.0, time.perf_counter() - began - outside - idle)
 
     def _describe(self, embedder: TextEmbedder | None) -> None:
         if embedder is None:

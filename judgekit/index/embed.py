@@ -254,6 +254,8 @@ class Embedder:
         self.last_threads: int | None = None
         self.gpu_utilisation: float | None = None
         self.tokenize_seconds = 0.0
+        #: Time a stream waited for its next tokenised group (files not yet there, or tokenising).
+        self.input_wait_seconds = 0.0
         self.fallback: str | None = None
         self.export_seconds = 0.0
         self.probe_min_cosine: float | None = None
@@ -351,6 +353,7 @@ class Embedder:
                     yield self._finish(pending, sampler)
         finally:
             tokenised.stop()
+            self.input_wait_seconds += tokenised.wait_seconds
             if tuner is not None:
                 torch.set_num_threads(threads)
                 self.last_threads = tuner.best()

@@ -71,7 +71,8 @@ class IndexStats(BaseModel):
     tokenize_seconds: float = Field(default=0.0, description=(
         "Turning the chunks' texts into token ids for the model (overlapped with the model's work)."))
     embed_seconds: float = Field(default=0.0, description=(
-        "Time the build waited on the embedder (tokenising included where it could not overlap)."))
+        "Time the build spent on the model: waiting on the embedder, less the time the embedder "
+        "itself waited for files (or, streaming, for tokenised groups)."))
     write_seconds: float = Field(default=0.0, description="Writing the index (checkpoints included).")
     device: str
     model: str
