@@ -29,8 +29,14 @@ the ratios cancel most of its load):
 
 The one-time int8 ONNX export is made (and timed) before anything is measured.
 
+* **pipeline** (``--pipeline``, nothing else then): the whole command on a large corpus of
+  installed packages, with the zero encoder of the test hook and with the model: rates,
+  each stage's share, the GPU's busy share (:mod:`index_pipeline`; ``bench/index_gpu.sh``
+  runs it on a GPU).
+
 Usage:
     python bench/index_speed.py [--chunks 1500] [--slices 4] [--libraries rich jinja2] [--json]
+    python bench/index_speed.py --pipeline [--pipeline-chunks 50000] [--model-chunks 3000] [--json]
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ import importlib.util
 import itertools
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -186,7 +193,31 @@ def main() -> int:
     parser.add_argument("--source-form", action="store_true",
                         help="also embed judgekit's chunks as written (fp32) for hit@5: what "
                              "reading code as words changes")
+    parser.add_argument("--pipeline", action="store_true",
+                        help="measure only the whole command on a large corpus of installed packages: "
+                             "its rate with the zero encoder and with the model, stage shares, GPU busy "
+                             "share (bench/index_pipeline.py)")
+    parser.add_argument("--pipeline-chunks", type=int, default=50000, help="corpus size for --pipeline")
+    parser.add_argument("--model-chunks", type=int, default=None,
+                        help="corpus size for the run with the model (default: --pipeline-chunks)")
+    parser.add_argument("--device", default=None, help="--device of the run with the model")
+    parser.add_argument("--rounds", type=int, default=2, help="runs with the zero encoder (0: only the model's run)")
+    parser.add_argument("--model-flags", default="", metavar="FLAGS",
+                        help="more flags of the run with the model, one string: '--backend torch --dtype float32'")
+    parser.add_argument("--sample", type=int, default=2000, help="chunks compared with plain fp32")
+    parser.add_argument("--out", default=None, help="also write the JSON result to this file")
     args = parser.parse_args()
+
+    if args.pipeline:
+        from index_pipeline import pipeline
+
+        figures = pipeline(args.pipeline_chunks, args.model_chunks or args.pipeline_chunks, args.device,
+                           args.rounds, args.sample, tuple(shlex.split(args.model_flags)))
+        text = json.dumps(figures, indent=1)
+        if args.out:
+            Path(args.out).write_text(text + "\n")
+        print(text if args.json else "\n".join(f"{k:34} {v}" for k, v in figures.items()))
+        return 0
 
     result: dict[str, object] = {}
     began = time.perf_counter()

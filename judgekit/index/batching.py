@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -43,7 +44,8 @@ def token_batches(
 ) -> Iterator[Batch]:
     """Batches of ``ids`` longest first, each with ``rows × width <= budget`` (one row at least).
 
-    Widths are rounded up to ``multiple`` (never past ``max_width``).
+    Widths are rounded up to ``multiple`` (never past ``max_width``); padding is filled by
+    one array operation per batch.
     """
     if not ids:
         return
@@ -57,13 +59,12 @@ def token_batches(
             width = max(longest, min(width, max_width))
         count = max(1, min(budget // max(width, 1), max_rows))
         rows = order[start : start + count]
+        lens = lengths[rows]
+        filled = np.arange(width) < lens[:, None]  # row-major: each row's tokens, in order
         input_ids = np.full((len(rows), width), pad_id, dtype=np.int64)
-        mask = np.zeros((len(rows), width), dtype=np.int64)
-        for r, i in enumerate(rows.tolist()):
-            seq = ids[i]
-            input_ids[r, : len(seq)] = seq
-            mask[r, : len(seq)] = 1
-        yield Batch(rows, input_ids, mask)
+        input_ids[filled] = np.fromiter(itertools.chain.from_iterable(ids[i] for i in rows.tolist()),
+                                        dtype=np.int64, count=int(lens.sum()))
+        yield Batch(rows, input_ids, filled.astype(np.int64))
         start += count
 
 

@@ -11,8 +11,9 @@ sizes follow the model instead of line counts: a definition stays whole when its
 text fits the window, and windows grow line by line up to the window, so every line of a
 file is embedded somewhere (only a single line longer than the whole window is cut).
 
-Chunks are built with ``model_construct``: the chunker makes them from values it has
-checked itself, so no per-chunk validation runs on the indexing path.
+The chunker makes plain :class:`Piece` tuples (:func:`chunk_pieces`, what the indexing
+path uses: no model object per chunk); :func:`chunk_text` turns them into :class:`Chunk`
+models with ``model_construct`` (the chunker checked every value itself).
 
 Example:
     >>> src = "import os\\n\\ndef f():\\n    return 1\\n"
@@ -26,6 +27,7 @@ import ast
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from judgekit.index.models import Chunk, ChunkKind
 from judgekit.index.text import WORDS, as_embedded
@@ -57,6 +59,18 @@ class TokenFit:
         return self.header(name) + sum(self.line_tokens[start - 1 : end])
 
 
+class Piece(NamedTuple):
+    """A chunk as the chunker makes it: the fields of :class:`Chunk` in a plain tuple
+    (cheap to make and to send between processes; the chunker made every value)."""
+
+    path: str
+    start_line: int
+    end_line: int
+    kind: ChunkKind
+    text: str
+    name: str | None
+
+
 def chunk_text(
     path: str,
     text: str,
@@ -71,6 +85,19 @@ def chunk_text(
     With ``fit``, chunk sizes come from the model's token window (``window`` and
     ``max_lines`` are then ignored; ``overlap`` is capped at a quarter of each window).
     """
+    return _chunks(chunk_pieces(path, text, window=window, overlap=overlap, max_lines=max_lines, fit=fit))
+
+
+def chunk_pieces(
+    path: str,
+    text: str,
+    *,
+    window: int = WINDOW_LINES,
+    overlap: int = WINDOW_OVERLAP,
+    max_lines: int = MAX_LINES,
+    fit: TokenFit | None = None,
+) -> list[Piece]:
+    """:func:`chunk_text` as plain :class:`Piece` tuples (no model object per chunk)."""
     lines = text.splitlines()
     if not lines:
         return []
@@ -83,12 +110,11 @@ def chunk_text(
             tree = None
         if tree is not None:
             return _python_chunks(path, lines, tree, window, overlap, max_lines, fit)
-    return window_chunks(path, lines, 1, len(lines), "window", window, overlap, fit=fit)
+    return _window_pieces(path, lines, 1, len(lines), "window", window, overlap, fit=fit)
 
 
-def _make(path: str, lines: list[str], lo: int, hi: int, kind: ChunkKind, name: str | None) -> Chunk:
-    body = "\n".join(lines[lo - 1 : hi])
-    return Chunk.model_construct(path=path, start_line=lo, end_line=hi, kind=kind, text=body, name=name)
+def _make(path: str, lines: list[str], lo: int, hi: int, kind: ChunkKind, name: str | None) -> Piece:
+    return Piece(path, lo, hi, kind, "\n".join(lines[lo - 1 : hi]), name)
 
 
 def window_chunks(
@@ -104,10 +130,31 @@ def window_chunks(
     fit: TokenFit | None = None,
 ) -> list[Chunk]:
     """Cut lines ``start..end`` (1-based, inclusive) into windows; blank windows are dropped."""
+    return _chunks(_window_pieces(path, lines, start, end, kind, window, overlap, name, fit=fit))
+
+
+def _chunks(pieces: list[Piece]) -> list[Chunk]:
+    return [Chunk.model_construct(path=p.path, start_line=p.start_line, end_line=p.end_line, kind=p.kind,
+                                  text=p.text, name=p.name) for p in pieces]
+
+
+def _window_pieces(
+    path: str,
+    lines: list[str],
+    start: int,
+    end: int,
+    kind: ChunkKind,
+    window: int = WINDOW_LINES,
+    overlap: int = WINDOW_OVERLAP,
+    name: str | None = None,
+    *,
+    fit: TokenFit | None = None,
+) -> list[Piece]:
+    """Cut lines ``start..end`` (1-based, inclusive) into windows; blank windows are dropped."""
     if fit is not None:
         return _token_windows(path, lines, start, end, kind, overlap, name, fit)
     step = max(1, window - overlap)
-    out: list[Chunk] = []
+    out: list[Piece] = []
     lo = start
     while lo <= end:
         hi = min(end, lo + window - 1)
@@ -123,9 +170,9 @@ def window_chunks(
 
 def _token_windows(
     path: str, lines: list[str], start: int, end: int, kind: ChunkKind, overlap: int, name: str | None, fit: TokenFit
-) -> list[Chunk]:
+) -> list[Piece]:
     """Greedy windows that fill the token budget; consecutive windows share a few lines."""
-    out: list[Chunk] = []
+    out: list[Piece] = []
     room = fit.budget - fit.header(name)
     lo = start
     while lo <= end:
@@ -168,18 +215,18 @@ def _fits(start: int, end: int, name: str | None, max_lines: int, fit: TokenFit 
 def _definition(
     path: str, lines: list[str], node: ast.AST, kind: ChunkKind, name: str,
     window: int, overlap: int, max_lines: int, fit: TokenFit | None,
-) -> list[Chunk]:
+) -> list[Piece]:
     start, end = _span(node)
     if _fits(start, end, name, max_lines, fit):
         return [_make(path, lines, start, end, kind, name)]
-    return window_chunks(path, lines, start, end, kind, max(window, max_lines // 2), overlap, name, fit=fit)
+    return _window_pieces(path, lines, start, end, kind, max(window, max_lines // 2), overlap, name, fit=fit)
 
 
 def _python_chunks(
     path: str, lines: list[str], tree: ast.Module, window: int, overlap: int, max_lines: int, fit: TokenFit | None
-) -> list[Chunk]:
+) -> list[Piece]:
     defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-    chunks: list[Chunk] = []
+    chunks: list[Piece] = []
     covered = [False] * (len(lines) + 1)
     for node in tree.body:
         if not isinstance(node, defs):
@@ -191,7 +238,7 @@ def _python_chunks(
             chunks.extend(_class_chunks(path, lines, node, window, overlap, max_lines, fit))
         else:
             chunks.extend(_definition(path, lines, node, "function", node.name, window, overlap, max_lines, fit))
-    rest: list[Chunk] = []
+    rest: list[Piece] = []
     i = 1
     while i <= len(lines):
         if covered[i]:
@@ -200,19 +247,19 @@ def _python_chunks(
         j = i
         while j + 1 <= len(lines) and not covered[j + 1]:
             j += 1
-        rest.extend(window_chunks(path, lines, i, j, "module", window, overlap, fit=fit))
+        rest.extend(_window_pieces(path, lines, i, j, "module", window, overlap, fit=fit))
         i = j + 1
     return sorted(chunks + rest, key=lambda c: (c.start_line, c.end_line))
 
 
 def _class_chunks(
     path: str, lines: list[str], node: ast.ClassDef, window: int, overlap: int, max_lines: int, fit: TokenFit | None
-) -> list[Chunk]:
+) -> list[Piece]:
     start, end = _span(node)
     if _fits(start, end, node.name, max_lines, fit):
         return _definition(path, lines, node, "class", node.name, window, overlap, max_lines, fit)
     methods = [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    out: list[Chunk] = []
+    out: list[Piece] = []
     covered: set[int] = set()
     for m in methods:
         m_start, m_end = _span(m)
@@ -227,11 +274,11 @@ def _class_chunks(
         else:
             groups.append((i, i))
     for lo, hi in groups:
-        out.extend(window_chunks(path, lines, lo, hi, "class", window, overlap, node.name, fit=fit))
+        out.extend(_window_pieces(path, lines, lo, hi, "class", window, overlap, node.name, fit=fit))
     return out
 
 
-def embedding_text(chunk: Chunk, form: str | None = WORDS) -> str:
+def embedding_text(chunk: Chunk | Piece, form: str | None = WORDS) -> str:
     """The text embedded for a chunk: its path (and name) as a header line, then its code,
     in the text form ``form`` (:mod:`judgekit.index.text`; default: code read as words)."""
     return as_embedded(header_line(chunk.path, chunk.name) + "\n" + chunk.text, form)

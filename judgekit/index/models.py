@@ -58,11 +58,22 @@ class IndexStats(BaseModel):
     seconds: float = Field(description="Wall time of the whole build (or, from the CLI, the whole command).")
     chunks_per_s: float = Field(description="Embedded chunks per second of the whole build (or command).")
     embed_chunks_per_s: float = Field(default=0.0, description="Embedded chunks per second of embedding time.")
-    scan_seconds: float = Field(default=0.0, description="Listing, reading, hashing and chunking files.")
+    scan_seconds: float = Field(default=0.0, description=(
+        "Listing, reading, hashing and chunking files: from the start of the scan to its last file "
+        "(overlapped with embedding)."))
+    scan_cpu_seconds: float = Field(default=0.0, description=(
+        "CPU time the scan took, over its worker processes (or this process): what it costs on an idle machine."))
+    cpu_seconds: float | None = Field(default=None, description=(
+        "CPU time of the whole command: this process from its start and the scan's worker processes "
+        "(from the CLI only)."))
     load_seconds: float = Field(default=0.0, description="Loading the model in this call (0 when already loaded).")
     export_seconds: float = Field(default=0.0, description="Making the int8 ONNX copy of the model (first use only).")
-    embed_seconds: float = Field(default=0.0)
-    write_seconds: float = Field(default=0.0)
+    tokenize_seconds: float = Field(default=0.0, description=(
+        "Turning the chunks' texts into token ids for the model (overlapped with the model's work)."))
+    embed_seconds: float = Field(default=0.0, description=(
+        "Time the build spent on the model: waiting on the embedder, less the time the embedder "
+        "itself waited for files (or, streaming, for tokenised groups)."))
+    write_seconds: float = Field(default=0.0, description="Writing the index (checkpoints included).")
     device: str
     model: str
     dtype: str = Field(default="float32", description="Numerics the model runs in: float32, float16, bfloat16 or int8.")
@@ -76,7 +87,7 @@ class IndexStats(BaseModel):
     )
     gpu_utilisation: float | None = Field(default=None, description="Mean GPU utilisation (0..1) while embedding.")
     chunk_tokens: int | None = Field(default=None, description="Token budget chunks were sized to (None: by lines).")
-    workers: int = Field(default=1, description="Processes that chunked files.")
+    workers: int = Field(default=1, description="Processes that read, hashed and chunked files.")
     scan_fallback: str | None = Field(default=None, description=(
         "Why the files were chunked in this process rather than by worker processes, when "
         "the worker pool broke."))

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import itertools
 import os
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Sequence
 from pathlib import Path
@@ -67,6 +69,7 @@ class OnnxEmbedder:
         self.export_seconds = 0.0
         self.fallback: str | None = None
         self.gpu_utilisation: float | None = None
+        self.tokenize_seconds = 0.0
         self.last_threads: int | None = None
 
     @classmethod
@@ -99,21 +102,33 @@ class OnnxEmbedder:
         """Unit-length float32 embeddings, one row per text, in input order."""
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         sessions = self._sessions if len(texts) > 1 else self._sessions[:1]
+        stop = threading.Event()
         with ThreadPoolExecutor(max_workers=len(sessions), thread_name_prefix="judgekit-onnx") as pool:
-            for offset, ids in pipelined(list(texts), self.tokenizer.encode, GROUP):
+            for offset, ids in pipelined(list(texts), self._tokenize, GROUP):
                 order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))  # longest first: even finish
                 counter = itertools.count()  # next() on it is atomic under the GIL
 
                 def work(session: Any, ids: list[list[int]] = ids, order: list[int] = order,
                          counter: Any = counter, offset: int = offset) -> None:
-                    while (k := next(counter)) < len(order):
+                    while not stop.is_set() and (k := next(counter)) < len(order):
                         row = np.asarray([ids[order[k]]], dtype=np.int64)
                         out[offset + order[k]] = self._run(session, row, np.ones_like(row))[0]
 
-                for done in [pool.submit(work, s) for s in sessions]:
-                    done.result()
+                running = [pool.submit(work, s) for s in sessions]
+                try:
+                    for done in running:
+                        done.result()
+                except BaseException:  # Ctrl-C: each session stops after its current text
+                    stop.set()
+                    raise
         self.last_threads = len(sessions)
         return out
+
+    def _tokenize(self, texts: Sequence[str]) -> list[list[int]]:
+        began = time.perf_counter()
+        ids = self.tokenizer.encode(texts)
+        self.tokenize_seconds += time.perf_counter() - began
+        return ids
 
     def _run(self, session: Any, input_ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         feed = {"input_ids": input_ids, "attention_mask": mask}

@@ -1,9 +1,11 @@
 """Read, hash and chunk the files of a source tree, in worker processes when it pays.
 
 Chunk sizes come from the model's token window when its tokenizer is at hand
-(:class:`Chunker`); files are chunked in a pool of worker processes (each loads the
-tokenizer once) when there are many of them and cores to spare. Workers send plain tuples
-back; chunks are built without validation (the chunker made every value).
+(:class:`Chunker`). :class:`FileScan` reads, hashes and chunks files in a pool of worker
+processes (one per core, each loading the tokenizer once) when there are many of them,
+a bounded number of tasks ahead of whoever consumes the files. Workers send back, per file,
+its hash, its chunks' embedding texts and its chunks as ``chunks.jsonl`` lines: no model
+object is made per chunk (the chunker made every value).
 
 Example:
     >>> Chunker(None, None).chunk("m.py", "x = 1\\n")[0].kind
@@ -12,20 +14,26 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
+import json
 import multiprocessing
 import os
+import signal
 import sys
-from collections import Counter
-from collections.abc import Sequence
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from judgekit.index.chunking import TokenFit, chunk_text, header_line
+from judgekit.index.chunking import Piece, TokenFit, chunk_pieces, embedding_text, header_line
+from judgekit.index.files import read_source
+from judgekit.index.models import Chunk
 from judgekit.index.text import code_words
-from judgekit.index.models import Chunk, ChunkKind
 from judgekit.index.tokens import ModelTokenizer
 
 #: Special tokens the model adds around every text ([CLS] and [SEP]).
@@ -35,8 +43,6 @@ CHUNK_SHARE = 0.5
 #: Files to chunk before a worker pool is worth starting, and files per task.
 POOL_MIN_FILES = 256
 POOL_TASK_FILES = 32
-
-_Row = tuple[int, int, ChunkKind, str, str | None]  # start, end, kind, text, name
 
 
 @dataclass(frozen=True)
@@ -72,10 +78,14 @@ class Chunker:
         return cls(ModelTokenizer.from_dir(window.model_dir, window.max_length), window.chunk_tokens)
 
     def chunk(self, path: str, text: str) -> list[Chunk]:
+        """The chunks of one file."""
+        return [Chunk.model_construct(**p._asdict()) for p in self.pieces(path, text)[0]]
+
+    def pieces(self, path: str, text: str) -> tuple[list[Piece], list[str] | None]:
+        """The chunks of one file as tuples, and its lines read as words (``None``: not read)."""
         if self.tokenizer is None or self.budget is None:
-            return chunk_text(path, text)
+            return chunk_pieces(path, text), None
         tok = self.tokenizer
-        lines = text.splitlines()
         base = tok.count(code_words(header_line(path, None)))
 
         @cache
@@ -85,13 +95,38 @@ class Chunker:
         # sized by the tokens of the text embedded (code read as words), line by line
         words = code_words(text).splitlines()
         fit = TokenFit(tok.line_tokens(words) if words else [], self.budget, header)
-        return chunk_text(path, text, fit=fit)
+        return chunk_pieces(path, text, fit=fit), words
+
+    def texts_and_lines(self, path: str, text: str) -> tuple[list[str], str]:
+        """The embedding texts of a file's chunks and the chunks as ``chunks.jsonl`` lines.
+
+        A chunk's embedding text is its header line and its lines read as words; code read
+        as words keeps its lines, so the file's words, read once, give every chunk's.
+        """
+        pieces, words = self.pieces(path, text)
+        if words is None:
+            texts = [embedding_text(p) for p in pieces]
+        else:
+            heads: dict[str | None, str] = {}
+            texts = []
+            for p in pieces:
+                head = heads.get(p.name)
+                if head is None:
+                    head = heads[p.name] = code_words(header_line(path, p.name))
+                texts.append(head + "\n" + "\n".join(words[p.start_line - 1 : p.end_line]))
+        dumps = _DUMPS
+        lines = "".join(dumps({"path": p.path, "start_line": p.start_line, "end_line": p.end_line, "kind": p.kind,
+                               "text": p.text, "name": p.name}) + "\n" for p in pieces)
+        return texts, lines
+
+
+_DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def default_workers(files: int) -> int:
-    """Worker processes for chunking ``files`` files (1: in this process)."""
+    """Worker processes for scanning ``files`` files: every core once there are enough files."""
     cores = _cores()
-    return min(cores, 8) if files >= POOL_MIN_FILES and cores >= 4 else 1
+    return cores if files >= POOL_MIN_FILES and cores >= 2 else 1
 
 
 def _cores() -> int:
@@ -101,41 +136,144 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-@dataclass
-class Chunked:
-    """Chunks of each file, in order, and how they were made."""
+@dataclass(frozen=True)
+class Scanned:
+    """One file as the scan left it: its hash, and when it is new or changed, its chunks.
 
-    files: list[list[Chunk]]
-    workers: int
-    fallback: str | None = None
+    ``sha256`` is ``None`` for a file that is not source after all (binary, generated,
+    too big, unreadable); ``unchanged`` when its hash is the one the caller already had
+    (then it was not chunked). ``texts`` are the chunks' embedding texts and ``lines``
+    the chunks as ``chunks.jsonl`` lines, in order.
+    """
+
+    path: str
+    sha256: str | None
+    unchanged: bool
+    texts: list[str]
+    lines: str
+
+    @property
+    def count(self) -> int:
+        return len(self.texts)
 
 
-#: Why worker processes could not chunk, counted over the process.
+_Row = tuple[str, str | None, bool, list[str], str]  # what a worker sends back for a file
+#: Why worker processes could not scan, counted over the process.
 FALLBACKS: Counter[str] = Counter()
 
 
-def chunk_files(
-    items: Sequence[tuple[str, str]], window: TokenWindow | None, *, workers: int | None = None
-) -> Chunked:
-    """Chunks of each ``(path, text)``, in order; ``workers`` > 1 runs a process pool.
+class FileScan:
+    """Reads, hashes and chunks files as they are iterated, in worker processes when it pays.
 
-    When the pool breaks (a worker cannot start, e.g. because the main module cannot be
-    imported again, as with a script read from standard input), the files are chunked in
-    this process and the fallback is counted in :data:`FALLBACKS` and returned.
+    Iterating yields one :class:`Scanned` per item, in order; workers run a bounded number
+    of tasks ahead of the consumer. ``workers`` and ``fallback`` say how it ran: when the
+    pool breaks (a worker cannot start, e.g. because the main module cannot be imported
+    again, as with a script read from standard input), the files left are scanned in this
+    process, ``workers`` becomes 1 and the reason is counted in :data:`FALLBACKS`.
     """
-    n = default_workers(len(items)) if workers is None else max(1, workers)
-    if n == 1 or len(items) < 2:
-        return Chunked(_chunk_here(items, window), 1)
-    main = _unimportable_main()
-    if main is not None:
-        reason = f"worker processes cannot import the main module {main}; chunked in this process"
-    else:
+
+    def __init__(self, root: Path, items: Sequence[tuple[str, str | None]], window: TokenWindow | None,
+                 *, workers: int | None = None, stop: threading.Event | None = None) -> None:
+        self.root = root
+        self.window = window
+        self.tasks = [list(items[i : i + POOL_TASK_FILES]) for i in range(0, len(items), POOL_TASK_FILES)]
+        self.workers = default_workers(len(items)) if workers is None else max(1, workers)
+        if len(items) < 2:
+            self.workers = 1
+        self.fallback: str | None = None
+        self.stop = stop or threading.Event()
+        #: CPU time spent reading, hashing and chunking (in whichever process did it).
+        self.cpu_seconds = 0.0
+
+    def __iter__(self) -> Iterator[Scanned]:
+        done = 0
+        if self.workers > 1:
+            main = _unimportable_main()
+            if main is not None:
+                self._fall_back(f"worker processes cannot import the main module {main}; scanned in this process")
+            else:
+                try:
+                    for rows in self._pooled():
+                        done += 1
+                        yield from (Scanned(*row) for row in rows)
+                except BrokenProcessPool:
+                    self._fall_back("worker processes could not run (see docs/index.md, Scanning); "
+                                    "scanned in this process")
+        if done < len(self.tasks):
+            began = time.thread_time()
+            scanner = _Scanner(self.root, Chunker.for_window(self.window))
+            for task in self.tasks[done:]:
+                if self.stop.is_set():
+                    return
+                rows = [scanner.row(path, sha) for path, sha in task]
+                self.cpu_seconds += time.thread_time() - began
+                began = time.thread_time()
+                yield from (Scanned(*row) for row in rows)
+
+    def _fall_back(self, reason: str) -> None:
+        FALLBACKS[reason] += 1
+        self.fallback, self.workers = reason, 1
+
+    def _pooled(self) -> Iterator[list[_Row]]:
+        """Task results in order; the workers' CPU time is added to ``cpu_seconds``."""
+        # Never fork: the parent may already run threads (the model loading, the tokenizer).
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        context = multiprocessing.get_context(method)
+        if method == "forkserver":
+            context.set_forkserver_preload(["judgekit.index.scan"])
+        pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context,
+                                   initializer=_init_worker, initargs=(str(self.root), self.window))
         try:
-            return Chunked(_chunk_in_pool(items, window, n), n)
-        except BrokenProcessPool:
-            reason = "worker processes could not run (see docs/index.md, Scanning); chunked in this process"
-    FALLBACKS[reason] += 1
-    return Chunked(_chunk_here(items, window), 1, reason)
+            ahead = AHEAD_TASKS_PER_WORKER * self.workers
+            pending = deque(pool.submit(_scan_task, t) for t in self.tasks[:ahead])
+            queued = len(pending)
+            while pending and not self.stop.is_set():
+                rows, cpu = pending.popleft().result()
+                self.cpu_seconds += cpu
+                if queued < len(self.tasks):
+                    pending.append(pool.submit(_scan_task, self.tasks[queued]))
+                    queued += 1
+                yield rows
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+#: Tasks each worker may have queued ahead of the consumer (the bound of the scan's queue).
+AHEAD_TASKS_PER_WORKER = 4
+
+
+class _Scanner:
+    """Reads, hashes and chunks one file into a :data:`_Row`."""
+
+    def __init__(self, root: Path, chunker: Chunker) -> None:
+        self.root = root
+        self.chunker = chunker
+
+    def row(self, path: str, known_sha: str | None) -> _Row:
+        text = read_source(self.root / path)
+        if text is None:
+            return (path, None, False, [], "")
+        sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        if sha == known_sha:
+            return (path, sha, True, [], "")
+        texts, lines = self.chunker.texts_and_lines(path, text)
+        return (path, sha, False, texts, lines)
+
+
+_WORKER: _Scanner | None = None
+
+
+def _init_worker(root: str, window: TokenWindow | None) -> None:
+    global _WORKER
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what an interrupt stops
+    os.environ["TOKENIZERS_PARALLELISM"] = "false"  # one process per core already
+    _WORKER = _Scanner(Path(root), Chunker.for_window(window))
+
+
+def _scan_task(items: list[tuple[str, str | None]]) -> tuple[list[_Row], float]:
+    began = time.process_time()
+    scanner = _WORKER or _Scanner(Path("."), Chunker(None, None))
+    return [scanner.row(path, sha) for path, sha in items], time.process_time() - began
 
 
 def _unimportable_main() -> str | None:
@@ -145,44 +283,6 @@ def _unimportable_main() -> str | None:
         return None  # run with -m: imported by name
     path = getattr(main, "__file__", None)
     return None if path is None or Path(path).is_file() else str(path)
-
-
-def _chunk_here(items: Sequence[tuple[str, str]], window: TokenWindow | None) -> list[list[Chunk]]:
-    chunker = Chunker.for_window(window)
-    return [chunker.chunk(path, text) for path, text in items]
-
-
-def _chunk_in_pool(items: Sequence[tuple[str, str]], window: TokenWindow | None, n: int) -> list[list[Chunk]]:
-    tasks = [list(items[i : i + POOL_TASK_FILES]) for i in range(0, len(items), POOL_TASK_FILES)]
-    # Never fork: the parent's tokenizer may already run threads.
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    out: list[list[Chunk]] = []
-    with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context(method),
-                             initializer=_init_worker, initargs=(window,)) as pool:
-        for task, rows_of_files in zip(tasks, pool.map(_chunk_task, tasks), strict=True):
-            for (path, _), rows in zip(task, rows_of_files, strict=True):
-                out.append([
-                    Chunk.model_construct(path=path, start_line=s, end_line=e, kind=k, text=t, name=nm)
-                    for s, e, k, t, nm in rows
-                ])
-    return out
-
-
-_WORKER: Chunker | None = None
-
-
-def _init_worker(window: TokenWindow | None) -> None:
-    global _WORKER
-    os.environ["TOKENIZERS_PARALLELISM"] = "false"  # one process per core already
-    _WORKER = Chunker.for_window(window)
-
-
-def _chunk_task(items: list[tuple[str, str]]) -> list[list[_Row]]:
-    chunker = _WORKER or Chunker(None, None)
-    return [
-        [(c.start_line, c.end_line, c.kind, c.text, c.name) for c in chunker.chunk(path, text)]
-        for path, text in items
-    ]
 
 
 def model_window(model_dir: str | Path, max_length: int) -> TokenWindow | None:

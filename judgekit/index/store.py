@@ -66,7 +66,7 @@ def read_index(index_dir: Path) -> StoredIndex:
     manifest = read_manifest(index_dir)
     try:
         vectors = np.load(index_dir / VECTORS, allow_pickle=False)
-        lines = (index_dir / CHUNKS).read_text(encoding="utf-8").splitlines()
+        lines = _lines((index_dir / CHUNKS).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise InputError(index_dir, None, f"unreadable index: {exc}") from None
     try:  # one validation call for the whole file; line by line only to name a bad line
@@ -85,14 +85,46 @@ def read_index(index_dir: Path) -> StoredIndex:
     return StoredIndex(manifest, chunks, vectors.astype(np.float32, copy=False))
 
 
+def read_rows(index_dir: Path) -> tuple[Manifest, list[str], np.ndarray]:
+    """An index as its manifest, its ``chunks.jsonl`` lines (checked in one call, kept as
+    text) and its vectors: what a refresh carries over without a model object per chunk."""
+    manifest = read_manifest(index_dir)
+    try:
+        vectors = np.load(index_dir / VECTORS, allow_pickle=False)
+        text = (index_dir / CHUNKS).read_text(encoding="utf-8")
+    except (OSError, ValueError) as exc:
+        raise InputError(index_dir, None, f"unreadable index: {exc}") from None
+    lines = [line + "\n" for line in _lines(text)]
+    try:
+        _CHUNK_LIST.validate_json("[" + ",".join(lines) + "]")
+    except ValidationError:
+        read_index(index_dir)  # names the bad line
+        raise
+    if vectors.ndim != 2 or len(lines) != vectors.shape[0] or len(lines) != manifest.chunks:
+        raise InputError(index_dir, None, "chunks, vectors and manifest disagree; rebuild the index")
+    return manifest, lines, vectors.astype(np.float32, copy=False)
+
+
 def write_index(index_dir: Path, stored: StoredIndex) -> None:
     """Write an index atomically file by file (manifest last, so readers see a whole index)."""
+    write_rows(index_dir, stored.manifest, "".join(c.model_dump_json() + "\n" for c in stored.chunks),
+               stored.vectors)
+
+
+def write_rows(index_dir: Path, manifest: Manifest, lines: str, vectors: np.ndarray) -> None:
+    """Write an index from its ``chunks.jsonl`` text in one piece (manifest last)."""
     index_dir.mkdir(parents=True, exist_ok=True)
     vec_tmp = index_dir / (VECTORS + ".tmp.npy")
-    np.save(vec_tmp, np.ascontiguousarray(stored.vectors, dtype=np.float32), allow_pickle=False)
-    _write_text(index_dir / CHUNKS, "".join(c.model_dump_json() + "\n" for c in stored.chunks))
+    np.save(vec_tmp, np.ascontiguousarray(vectors, dtype=np.float32), allow_pickle=False)
+    _write_text(index_dir / CHUNKS, lines)
     os.replace(vec_tmp, index_dir / VECTORS)
-    _write_text(index_dir / MANIFEST, json.dumps(stored.manifest.model_dump(mode="json"), indent=1) + "\n")
+    _write_text(index_dir / MANIFEST, manifest.model_dump_json(indent=1) + "\n")
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of a JSON Lines text: split at newlines only (a JSON string may hold other
+    line separators, such as U+2028, unescaped)."""
+    return [line for line in text.split("\n") if line]
 
 
 def _write_text(path: Path, text: str) -> None:

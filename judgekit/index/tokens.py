@@ -46,6 +46,8 @@ class ModelTokenizer:
         self.pad_id = int(tokenizer.token_to_id("[PAD]") or 0) if hasattr(tokenizer, "token_to_id") else 0
         self._plain: Any = None
         self._word_tokens: dict[str, int] | None = None
+        # ids only: the fast batch encoder skips the offsets (tokenizers >= 0.20)
+        self._batch: Any = getattr(tokenizer, "encode_batch_fast", None) or tokenizer.encode_batch
 
     @classmethod
     def from_dir(cls, model_dir: str | Path, max_length: int) -> ModelTokenizer | None:
@@ -61,10 +63,11 @@ class ModelTokenizer:
         """Token ids of each text (special tokens added, truncated to the window)."""
         cap = self.max_length * CHARS_PER_TOKEN_CAP
         cut = [t if len(t) <= cap else _cut(t, cap) for t in texts]
-        out = [e.ids for e in self._tok.encode_batch(cut)]
+        batch = self._batch
+        out = [e.ids for e in batch(cut)]
         again = [i for i, t in enumerate(texts) if len(t) > cap and len(out[i]) < self.max_length]
         if again:
-            for i, e in zip(again, self._tok.encode_batch([texts[i] for i in again]), strict=True):
+            for i, e in zip(again, batch([texts[i] for i in again]), strict=True):
                 out[i] = e.ids
         return out
 
@@ -84,9 +87,10 @@ class ModelTokenizer:
         if any(c in joined for c in _SEPARATORS):  # str.split splits there, the tokenizer does not
             return [len(e.ids) for e in plain.encode_batch(list(lines), add_special_tokens=False)]
         split = [line.split() for line in lines]
-        new = list({w for words in split for w in words if w not in table})
+        new = list(set(" ".join(lines).split()).difference(table))
         if new:
-            for word, e in zip(new, plain.encode_batch(new, add_special_tokens=False), strict=True):
+            encode = getattr(plain, "encode_batch_fast", None) or plain.encode_batch
+            for word, e in zip(new, encode(new, add_special_tokens=False), strict=True):
                 table[word] = len(e.ids)
         get = table.__getitem__
         return [sum(map(get, words)) for words in split]

@@ -14,7 +14,7 @@ SETTINGS = {"32", "40", "128", "256", "150", "600", "1", "5", "2"}
 
 
 RESULTS = ("index_speed_cpu.json", "index_speed_cpu_rich_jinja2.json", "index_speed_cpu_avx512.json",
-           "index_speed_cpu_jsonschema_tenacity_git.json")
+           "index_speed_cpu_jsonschema_tenacity_git.json", "index_pipeline_cpu.json")
 
 
 def _figure_tables() -> list[tuple[str, str]]:

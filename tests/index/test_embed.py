@@ -69,6 +69,16 @@ def test_groups_are_tokenised_ahead_and_give_the_same_vectors(torch_embedder: An
     assert float((whole * grouped).sum(axis=1).min()) > 0.999
 
 
+def test_a_stream_of_groups_gives_each_group_its_vectors_in_order(torch_embedder: Any) -> None:
+    """The build's path: one stream over many groups, keyed, each group's rows in its order."""
+    whole = torch_embedder.encode(TEXTS)
+    cuts = [(0, 3), (3, 4), (4, len(TEXTS))]
+    got = list(torch_embedder.encode_stream((lo, TEXTS[lo:hi]) for lo, hi in cuts))
+    assert [key for key, _ in got] == [lo for lo, _ in cuts]
+    stacked = np.concatenate([vecs for _, vecs in got])
+    assert float((whole * stacked).sum(axis=1).min()) > 0.9999
+
+
 def test_reported_dtype_is_the_dtype_the_weights_run_in(tmp_path: Path) -> None:
     needs_index_extra()
     import torch
