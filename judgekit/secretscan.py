@@ -21,20 +21,112 @@ Example:
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from typing import Any
 
-#: Key-like tokens: provider key prefixes and bearer tokens.
+#: Where a key with a short, common prefix (``sk-``) may start: after a character that is
+#: not part of a word, after an escape a tool printed (``\n``, ``\t``: a letter follows the
+#: backslash), or after a URL-encoded character (``%3D``).
+_START = r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrtbfv])|(?<=%[0-9A-Fa-f]{2}))"
+#: A key body of letters and digits holding an upper-case letter, a lower-case letter and a
+#: digit (a legacy OpenAI key): told from a word however it is glued to what precedes it.
+_MIXED = r"(?=[A-Za-z0-9]{0,200}[A-Z])(?=[A-Za-z0-9]{0,200}[a-z])(?=[A-Za-z0-9]{0,200}[0-9])"
+#: The same for a body that may hold ``-`` and ``_`` (an OpenAI project key).
+_MIXED_DASHED = _MIXED.replace("A-Za-z0-9", r"A-Za-z0-9_\-")
+
+#: Key-like tokens: provider keys by their shapes, and bearer tokens. A distinctive prefix
+#: (``sk-ant-``, ``sk-proj-``, ``ghp_``, ``github_pat_``, ``xoxb-``, ``AIza``, ``hf_``,
+#: ``AKIA``) is a key wherever it starts, glued to a word or a digit too; a short one
+#: (``sk-``) only where a key can start (:data:`_START`) or with a key's mixed body. A body
+#: stops at a backslash, a quote or ``%``, so a redaction never eats a JSON escape.
 TOKEN = re.compile(
-    r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{6,}"
+    r"sk-ant-[a-z]{2,6}[0-9]{2}-[A-Za-z0-9_\-]{16,}"
+    r"|sk-(?:proj|svcacct|admin)-" + _MIXED_DASHED + r"[A-Za-z0-9_\-]{20,}"
+    r"|sk-" + _MIXED + r"[A-Za-z0-9]{32,}"
+    + r"|" + _START + r"(?:sk|pk|rk)-[A-Za-z0-9_\-]{6,}"
     r"|\bBearer\s+[A-Za-z0-9_\-\.=]{8,}"
-    r"|\bgh[pousr]_[A-Za-z0-9]{20,}"
-    r"|\bgithub_pat_[A-Za-z0-9_]{20,}"
-    r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"
-    r"|\bxox[abposr]-[A-Za-z0-9\-]{10,}"
-    r"|\bAIza[0-9A-Za-z_\-]{30,}"
-    r"|\bhf_[A-Za-z0-9]{20,}"
-    r"|\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")
+    r"|gh[pousr]_[A-Za-z0-9]{20,}"
+    r"|github_pat_[A-Za-z0-9_]{20,}"
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])"
+    r"|xox[abposre]-[A-Za-z0-9\-]{10,}"
+    r"|AIza[0-9A-Za-z_\-]{30,}"
+    r"|hf_[A-Za-z0-9]{30,}"
+    r"|" + _START + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")
+#: An AWS secret access key (40 characters of base64) within a line of the access key id
+#: before it: told from other base64 only by that neighbour (or by its name:
+#: ``aws_secret_access_key=``, which :data:`_ASSIGNED` hides).
+_AWS_SECRET = re.compile(
+    r"(?P<id>(?:AKIA|ASIA)[0-9A-Z]{16})(?![0-9A-Z])(?P<gap>[\s\S]{1,100}?)"
+    + _START.replace("A-Za-z0-9_", "A-Za-z0-9+/")
+    + r"(?P<secret>" + _MIXED.replace("A-Za-z0-9", "A-Za-z0-9+/") + r"[A-Za-z0-9+/]{40})"
+    r"(?![A-Za-z0-9+/=])")
+_AWS_ID = re.compile(r"(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])")
+#: A run of base64 (standard or URL-safe) long enough to hold a key.
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]{28,}={0,2}")
+#: The distinctive key prefixes looked for inside base64.
+_B64_PREFIXES = (b"sk-", b"sk-ant-", b"sk-proj-", b"ghp_", b"gho_", b"ghs_", b"ghu_", b"github_pat_",
+                 b"xoxb-", b"xoxp-", b"xoxa-", b"AIza", b"hf_", b"AKIA", b"ASIA")
+
+
+def _b64_fragments(prefix: bytes) -> list[str]:
+    """What ``prefix`` looks like inside base64 at each of the three byte alignments (the
+    characters its bits alone decide)."""
+    out = []
+    for k in range(3):
+        enc = base64.b64encode(b"\0" * k + prefix + b"\0\0\0").decode()
+        start, end = -(-8 * k // 6), 8 * (k + len(prefix)) // 6
+        if end - start >= 3:
+            out.append(enc[start:end])
+    return out
+
+
+_B64_FRAGMENTS = tuple({f for p in _B64_PREFIXES for f in _b64_fragments(p)})
+
+
+def _base64_key(run: str) -> bool:
+    """Whether base64 ``run`` decodes (at some alignment) to text holding a key."""
+    std = run.rstrip("=").replace("-", "+").replace("_", "/")
+    if not any(f in std for f in _B64_FRAGMENTS):
+        return False
+    for offset in range(4):
+        part = std[offset:]
+        if len(part) % 4 == 1:
+            part = part[:-1]
+        part += "=" * (-len(part) % 4)
+        try:
+            decoded = base64.b64decode(part, validate=True).decode("latin-1")
+        except (binascii.Error, ValueError):
+            continue
+        if TOKEN.search(decoded):
+            return True
+    return False
+
+
+def hide_keys(text: str) -> tuple[str, int]:
+    """``text`` with key-shaped tokens, AWS secret keys beside their ids and base64 holding
+    a key replaced by ``[redacted]``; how many were replaced."""
+    count = 0
+    if _AWS_ID.search(text):
+        def aws(match: re.Match[str]) -> str:
+            nonlocal count
+            count += 1
+            return match.group("id") + match.group("gap") + REDACTED
+        text = _AWS_SECRET.sub(aws, text)
+    text, n = TOKEN.subn(REDACTED, text)
+    count += n
+
+    def wrapped(match: re.Match[str]) -> str:
+        nonlocal count
+        if not _base64_key(match.group(0)):
+            return match.group(0)
+        count += 1
+        return REDACTED
+
+    return _BASE64_RUN.sub(wrapped, text), count
+
+
 #: A private key block (PEM or OpenSSH), whole.
 PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?-----END [A-Z0-9 ]*PRIVATE "
                          r"KEY-----", re.S)
@@ -56,8 +148,8 @@ _VARIABLE_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 #: ``NAME=value`` / ``"name": "value"`` / ``--name value`` with a secret-sounding name.
 _ASSIGNED = re.compile(
     r"""(?ix)
-    (?P<name>[A-Za-z_][A-Za-z0-9_\-]*(?:key|token|secret|password|credential)s?)
-    (?P<sep>\s*[=:]\s*["']?|["']\s*:\s*["'])
+    (?P<name>[A-Za-z_][A-Za-z0-9_\-]{0,80}?(?:key|token|secret|password|credential)s?)
+    (?P<sep>\s*[=:]\s*["']?|["']\s*:\s*["']|%3[DdAa](?:%22)?)
     (?P<value>[^\s"',;&|\\]{6,})""")
 
 REDACTED = "[redacted]"
@@ -108,9 +200,9 @@ class SecretScrubber:
             return f"{match.group('name')}{match.group('sep')}{REDACTED}"
 
         text = _ASSIGNED.sub(assigned, text)
-        for pattern in (PRIVATE_KEY, TOKEN):
-            text, n = pattern.subn(REDACTED, text)
-            self.count += n
+        text, n = PRIVATE_KEY.subn(REDACTED, text)
+        text, found = hide_keys(text)
+        self.count += n + found
 
         def password(match: re.Match[str]) -> str:
             if _hidden(match.group("pw")):
@@ -164,4 +256,4 @@ class SecretScrubber:
 
 
 __all__ = ["MIN_LEARNED", "PRIVATE_KEY", "REDACTED", "SECRET_NAME_PARTS", "TOKEN",
-           "SecretScrubber", "looks_secret", "secret_field"]
+           "SecretScrubber", "hide_keys", "looks_secret", "secret_field"]
