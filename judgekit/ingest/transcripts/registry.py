@@ -27,6 +27,7 @@ from judgekit.errors import InputError
 from judgekit.ingest.transcripts.aider import AiderReader
 from judgekit.ingest.transcripts.claude_code import ClaudeCodeReader
 from judgekit.ingest.transcripts.codex import CodexReader
+from judgekit.ingest.transcripts.files import read_capped
 from judgekit.ingest.transcripts.mini_swe_agent import MiniSweAgentReader
 from judgekit.ingest.transcripts.model import Transcript
 from judgekit.ingest.transcripts.openhands import OpenHandsReader
@@ -186,18 +187,17 @@ def parse_text(path: str | Path, text: str, *, known_secrets: Sequence[str] = ()
                           bad_lines=source.bad_lines, secrets=tuple(learner.known))
 
 
-def read_transcripts(path: str | Path, *, known_secrets: Sequence[str] = ()
-                     ) -> TranscriptFile:
-    """Read one session file; :class:`InputError` when it cannot be read or is malformed."""
+def read_transcripts(path: str | Path, *, known_secrets: Sequence[str] = (),
+                     within: str | Path | None = None) -> TranscriptFile:
+    """Read one session file; :class:`InputError` when it cannot be read or is malformed.
+
+    Only a regular file is read (not a device, FIFO or directory), at most
+    :data:`MAX_BYTES` counted as they are read; with ``within`` (the directory it was found
+    under, or the run file's) only a file that lies under it, links resolved."""
     p = Path(path)
-    try:
-        size = p.stat().st_size
-        if size > MAX_BYTES:
-            raise InputError(p, None, f"a transcript of {size} bytes, over the "
-                                      f"{MAX_BYTES}-byte limit")
-        text = p.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise InputError(p, None, f"cannot read: {exc.strerror or exc}") from None
+    data = read_capped(p, within=None if within is None else Path(within), limit=MAX_BYTES)
+    text = data.decode("utf-8", errors="replace")
+    del data
     return parse_text(p, text, known_secrets=known_secrets)
 
 
