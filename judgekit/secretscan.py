@@ -254,6 +254,20 @@ class SecretScrubber:
             return [self.data(v) for v in value]
         return value
 
+    def data_in_place(self, value: Any, name: str | None = None) -> Any:
+        """:meth:`data` that changes ``value``'s objects and lists in place rather than
+        copying them (a large document is not held twice); the value, or its new string."""
+        if isinstance(value, dict):
+            for key in value:
+                value[key] = self.data_in_place(value[key], key if isinstance(key, str)
+                                                else None)
+            return value
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                value[i] = self.data_in_place(item)
+            return value
+        return self.data(value, name)
+
 
 __all__ = ["MIN_LEARNED", "PRIVATE_KEY", "REDACTED", "SECRET_NAME_PARTS", "TOKEN",
            "SecretScrubber", "hide_keys", "looks_secret", "secret_field"]

@@ -14,6 +14,7 @@ process was killed while the tool ran): ``interrupted``.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from judgekit.ingest.transcripts.build import (
@@ -31,13 +32,13 @@ _RESULT: dict[str, tuple[ExitStatus, str | None]] = {
 }
 
 
-def _is_stream(events: list[dict[str, Any]]) -> bool:
+def _is_stream(events: Sequence[dict[str, Any]]) -> bool:
     return any(e.get("type") == "system" and e.get("subtype") == "init" and "session_id" in e
                for e in events[:5]) or any(e.get("type") == "result" and "session_id" in e
                                            and "num_turns" in e for e in events[-3:])
 
 
-def _is_session(events: list[dict[str, Any]]) -> bool:
+def _is_session(events: Sequence[dict[str, Any]]) -> bool:
     return any(e.get("type") in ("user", "assistant") and "sessionId" in e
                and isinstance(e.get("message"), dict) for e in events[:20])
 
