@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from functools import lru_cache
 from typing import Any
 
 #: Where a key with a short, common prefix (``sk-``) may start: after a character that is
@@ -104,18 +105,29 @@ def _base64_key(run: str) -> bool:
     return False
 
 
+#: What any key of :data:`TOKEN` holds: a text without it is passed over at once.
+_KEY_HINT = re.compile(r"sk-|pk-|rk-|Bearer|gh[pousr]_|github_pat_|AKIA|ASIA|xox|AIza|hf_|eyJ")
+#: What a name :data:`_ASSIGNED` finds holds (any case).
+_NAME_HINT = re.compile(r"(?i)key|token|secret|password|credential")
+#: The shortest text that can hold a key :func:`hide_keys` finds.
+_SHORTEST = 16
+
+
 def hide_keys(text: str) -> tuple[str, int]:
     """``text`` with key-shaped tokens, AWS secret keys beside their ids and base64 holding
     a key replaced by ``[redacted]``; how many were replaced."""
     count = 0
+    if len(text) < _SHORTEST:
+        return text, 0
     if _AWS_ID.search(text):
         def aws(match: re.Match[str]) -> str:
             nonlocal count
             count += 1
             return match.group("id") + match.group("gap") + REDACTED
         text = _AWS_SECRET.sub(aws, text)
-    text, n = TOKEN.subn(REDACTED, text)
-    count += n
+    if _KEY_HINT.search(text):
+        text, n = TOKEN.subn(REDACTED, text)
+        count += n
 
     def wrapped(match: re.Match[str]) -> str:
         nonlocal count
@@ -148,7 +160,8 @@ _VARIABLE_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 #: ``NAME=value`` / ``"name": "value"`` / ``--name value`` with a secret-sounding name.
 _ASSIGNED = re.compile(
     r"""(?ix)
-    (?P<name>[A-Za-z_][A-Za-z0-9_\-]{0,80}?(?:key|token|secret|password|credential)s?)
+    (?:(?<![A-Za-z0-9_\-])|(?<=%[0-9A-Fa-f]{2}))
+    (?P<name>[A-Za-z_][A-Za-z0-9_\-]{0,80}(?:key|token|secret|password|credential)s?)
     (?P<sep>\s*[=:]\s*["']?|["']\s*:\s*["']|%3[DdAa](?:%22)?)
     (?P<value>[^\s"',;&|\\]{6,})""")
 
@@ -170,6 +183,7 @@ def looks_secret(name: str) -> bool:
     return any(part in upper for part in SECRET_NAME_PARTS)
 
 
+@lru_cache(maxsize=4096)
 def secret_field(name: str) -> bool:
     """Whether a JSON field called ``name`` holds a secret (``api_key`` yes, ``max_tokens``
     and ``input_tokens`` no)."""
@@ -199,8 +213,11 @@ class SecretScrubber:
             self.count += 1
             return f"{match.group('name')}{match.group('sep')}{REDACTED}"
 
-        text = _ASSIGNED.sub(assigned, text)
-        text, n = PRIVATE_KEY.subn(REDACTED, text)
+        if _NAME_HINT.search(text):
+            text = _ASSIGNED.sub(assigned, text)
+        n = 0
+        if "PRIVATE KEY-----" in text:
+            text, n = PRIVATE_KEY.subn(REDACTED, text)
         text, found = hide_keys(text)
         self.count += n + found
 
@@ -210,7 +227,7 @@ class SecretScrubber:
             self.count += 1
             return match.group("pre") + REDACTED
 
-        return _URL_PASSWORD.sub(password, text)
+        return _URL_PASSWORD.sub(password, text) if "://" in text else text
 
     def learn(self, value: Any, name: str | None = None) -> None:
         """Remember, as known values to hide wherever they appear, the secrets ``value``
@@ -224,7 +241,7 @@ class SecretScrubber:
                 if key is not None and secret_field(key) and not _hidden(item) \
                         and not _VARIABLE_NAME.match(item):
                     found.add(item)
-                for m in _ASSIGNED.finditer(item):
+                for m in (_ASSIGNED.finditer(item) if _NAME_HINT.search(item) else ()):
                     if secret_field(m.group("name")) and not _hidden(m.group("value")):
                         found.add(m.group("value"))
             elif isinstance(item, dict):

@@ -24,6 +24,8 @@ from judgekit.ingest.transcripts.source import Source
 
 _EXIT = re.compile(r"^(?:Error: )?Exit code (-?\d+)", re.M)
 _INTERRUPTED = "[Request interrupted by user"
+_USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens",
+               "cache_creation_input_tokens")
 _RESULT: dict[str, tuple[ExitStatus, str | None]] = {
     "success": ("completed", None),
     "error_max_turns": ("limits_exceeded", "turns"),
@@ -53,15 +55,19 @@ class ClaudeCodeReader:
     def read(self, source: Source) -> Transcript:
         b = Builder(self.name)
         model = None
-        usage_by_id: dict[str, dict[str, Any]] = {}
+        #: each message's token counts (in, out, cache reads, cache writes), by its id: a
+        #: message streamed as several lines is counted once; only the counts are kept
+        usage_by_id: dict[str, tuple[int | None, ...]] = {}
         result: dict[str, Any] | None = None
-        stamps: list[Any] = []
+        stamps: list[Any] = []  # the first and the last
         interrupted = api_error = max_turns = False
         last_id: Any = None
         for i, event in enumerate(source.events):
             kind = event.get("type")
             if event.get("timestamp") is not None:
-                stamps.append(event["timestamp"])
+                stamps[1:] = [event["timestamp"]] if stamps else []
+                if not stamps:
+                    stamps.append(event["timestamp"])
             if kind == "system" and event.get("subtype") == "init":
                 model = event.get("model") if isinstance(event.get("model"), str) else model
                 continue
@@ -89,7 +95,8 @@ class ClaudeCodeReader:
                     api_error = True
                 usage = message.get("usage")
                 if isinstance(usage, dict):
-                    usage_by_id[str(message.get("id") or f"line{i}")] = usage
+                    usage_by_id[str(message.get("id") or f"line{i}")] = tuple(
+                        as_count(usage.get(k)) for k in _USAGE_KEYS)
                 message_id = message.get("id")
                 texts, calls = [], []
                 for block in blocks:
@@ -126,11 +133,11 @@ class ClaudeCodeReader:
             if texts and not event.get("isMeta"):
                 b.say("user", "\n".join(texts))
         tokens_in = tokens_out = cache_read = cache_write = None
-        for usage in usage_by_id.values():
-            tokens_in = add(tokens_in, as_count(usage.get("input_tokens")))
-            tokens_out = add(tokens_out, as_count(usage.get("output_tokens")))
-            cache_read = add(cache_read, as_count(usage.get("cache_read_input_tokens")))
-            cache_write = add(cache_write, as_count(usage.get("cache_creation_input_tokens")))
+        for n_in, n_out, n_read, n_write in usage_by_id.values():
+            tokens_in = add(tokens_in, n_in)
+            tokens_out = add(tokens_out, n_out)
+            cache_read = add(cache_read, n_read)
+            cache_write = add(cache_write, n_write)
         fields: dict[str, Any] = {
             "model": model, "tokens_in": tokens_in, "tokens_out": tokens_out,
             "cache_read_tokens": cache_read, "cache_write_tokens": cache_write,

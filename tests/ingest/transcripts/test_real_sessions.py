@@ -41,6 +41,7 @@ def test_mini_swe_agent_submitted_run(tmp_path: Path, agent_api: str) -> None:
     commands = [c.arguments["command"] for c in t.tool_calls]
     assert commands[1] == FAIL_CMD and "COMPLETE_TASK_AND_SUBMIT" in commands[2]
     assert [c.exit_code for c in t.tool_calls[:2]] == [0, 1]
+    assert t.failed_calls() == [1]  # the submit step ended the run: not a failed call
     assert "1 failed" in (t.tool_calls[1].output or "")
     assert t.n_turns == 3 and t.tokens_in == 100 + 101 + 102 and t.tokens_out == 30
     assert t.cost_usd is None  # cost tracking ignored: nothing recorded
