@@ -5,8 +5,10 @@ Both hold Messages API messages: ``tool_use`` blocks in the assistant's, ``tool_
 blocks (``is_error`` set when a command failed, ``Exit code N`` in its text) in the user's.
 A message streamed as several lines (one per content block) repeats its id and usage; usage
 is counted once per id. The stream's ``result`` event gives the turns, cost, duration and
-how it ended (``success``, ``error_max_turns``, ...); a session file records no cost, and
-says how it ended by an ``attachment`` (``max_turns_reached``), the user's
+how it ended (``success``, ``error_max_turns``, ...) and ``modelUsage`` (tokens and cost
+per model); a session file records its cost in a ``cost-state`` line written as each run
+of the session ends (Claude Code 2.1.2xx and later: ``totalCostUSD`` and the same
+``modelUsage``; the last holds the running totals), and says how it ended by an ``attachment`` (``max_turns_reached``), the user's
 ``[Request interrupted by user`` text, or an assistant's tool call nothing answered (the
 process was killed while the tool ran): ``interrupted``.
 """
@@ -18,8 +20,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from judgekit.ingest.transcripts.build import (
-    Builder, add, as_cost, as_count, seconds_between, text_of)
-from judgekit.ingest.transcripts.model import ExitStatus, Transcript
+    Builder, add, as_cost, as_count, obj, seconds_between, text_of)
+from judgekit.ingest.transcripts.model import ExitStatus, ModelUsage, Transcript
 from judgekit.ingest.transcripts.source import Source
 
 _EXIT = re.compile(r"^(?:Error: )?Exit code (-?\d+)", re.M)
@@ -59,6 +61,7 @@ class ClaudeCodeReader:
         #: message streamed as several lines is counted once; only the counts are kept
         usage_by_id: dict[str, tuple[int | None, ...]] = {}
         result: dict[str, Any] | None = None
+        cost_state: dict[str, Any] | None = None
         stamps: list[Any] = []  # the first and the last
         interrupted = api_error = max_turns = False
         last_id: Any = None
@@ -73,6 +76,9 @@ class ClaudeCodeReader:
                 continue
             if kind == "result":
                 result = event
+                continue
+            if kind == "cost-state":  # written as each run of the session ends: the last
+                cost_state = event    # holds the session's running totals
                 continue
             attachment = event.get("attachment")
             if kind == "attachment" and isinstance(attachment, dict) \
@@ -149,6 +155,7 @@ class ClaudeCodeReader:
             if status == "completed" and result.get("is_error"):
                 status = "error"
             fields["cost_usd"] = as_cost(result.get("total_cost_usd"))
+            fields["model_usage"] = _model_usage(result.get("modelUsage"))
             duration = result.get("duration_ms")
             if isinstance(duration, (int, float)) and duration >= 0:
                 fields["wall_time_s"] = round(duration / 1000, 3)
@@ -161,6 +168,11 @@ class ClaudeCodeReader:
                                   usage.get("cache_creation_input_tokens")))
             if isinstance(result.get("result"), str) and result["result"].strip():
                 fields["final_message"] = result["result"]
+        if cost_state is not None:
+            if fields.get("cost_usd") is None:
+                fields["cost_usd"] = as_cost(cost_state.get("totalCostUSD"))
+            if not fields.get("model_usage"):
+                fields["model_usage"] = _model_usage(cost_state.get("modelUsage"))
         if interrupted or (result is None and _unanswered(b)):
             status, limit = "interrupted", None
         elif result is None and max_turns:
@@ -168,6 +180,17 @@ class ClaudeCodeReader:
         elif result is None and api_error:
             status = "error"
         return b.finish(exit_status=status, limit=limit, **fields)
+
+
+def _model_usage(value: Any) -> dict[str, ModelUsage]:
+    """``modelUsage`` (model → ``inputTokens``, ``outputTokens``, ``cacheReadInputTokens``,
+    ``cacheCreationInputTokens``, ``costUSD``) in the transcript's terms."""
+    return {str(name): ModelUsage(
+        tokens_in=as_count(u.get("inputTokens")), tokens_out=as_count(u.get("outputTokens")),
+        cache_read_tokens=as_count(u.get("cacheReadInputTokens")),
+        cache_write_tokens=as_count(u.get("cacheCreationInputTokens")),
+        cost_usd=as_cost(u.get("costUSD")))
+        for name, u in obj(value).items() if isinstance(u, dict)}
 
 
 def _unanswered(b: Builder) -> bool:
