@@ -1,9 +1,9 @@
 """``judgekit transcript`` at scale: seconds and peak memory on generated sessions.
 
-Claude Code session files (``~/.claude/projects/<slug>/<session>.jsonl``, its lines in the
-shape Claude Code 2.1 writes: the same metadata on every line, a ``tool_use`` line and a
-``tool_result`` line a call, every tenth call failing) of 20,000 and 200,000 tool calls are
-generated, and, in the same run, each is shown by a child process as a user would:
+Claude Code sessions as ``claude -p --output-format stream-json --verbose`` prints them
+(its lines in the shape Claude Code 2.1.197 prints: a ``tool_use`` line and a
+``tool_result`` line a call, about 1 KB, every tenth call failing; 200,000 calls stay under
+the 256 MB a session file may have) of 20,000 and 200,000 tool calls are generated, and, in the same run, each is shown by a child process as a user would:
 ``judgekit transcript FILE`` and ``judgekit transcript FILE --json`` (stdout discarded).
 Each child's wall and CPU seconds and peak resident memory come from ``resource.getrusage``
 of a small parent that runs only it (CPU seconds say more than wall seconds on a shared
@@ -29,13 +29,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SESSION = "bc05e90d-929b-48e2-9ceb-79e22db797cf"
-META = {"isSidechain": False, "userType": "external", "entrypoint": "sdk-cli",
-        "cwd": "/home/user/calc", "sessionId": SESSION, "version": "2.1.197",
-        "gitBranch": "master"}
-USAGE = {"input_tokens": 200, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 3,
-         "output_tokens": 20, "service_tier": "standard",
-         "cache_creation": {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0}}
+SESSION = "4df29513-537d-492c-8072-926781b8e631"
+USAGE = {"input_tokens": 153, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 21,
+         "output_tokens": 33, "service_tier": "standard"}
 #: Runs the command after it; prints its wall seconds and peak RSS (bytes) as JSON.
 _MEASURE = ("import json, resource, subprocess, sys, time; t = time.perf_counter(); "
             "rc = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL); "
@@ -45,43 +41,42 @@ _MEASURE = ("import json, resource, subprocess, sys, time; t = time.perf_counter
 
 
 def _uuid(n: int) -> str:
-    return f"{n:08x}-93f2-4bf6-88cd-cc7d3cdaa556"
+    return f"{n:08x}-b981-4b44-a84c-00974284aa03"
 
 
 def write_session(path: Path, calls: int) -> None:
-    """A Claude Code session file of ``calls`` Bash calls."""
+    """What ``claude -p --output-format stream-json --verbose`` prints for a session of
+    ``calls`` Bash calls (its lines in the shape Claude Code 2.1.197 prints them)."""
     with path.open("w") as fh:
-        first = {"parentUuid": None, "type": "user", "message": {"role": "user",
-                 "content": "Fix calc.py"}, "uuid": _uuid(0),
-                 "timestamp": "2026-11-27T16:27:06.478Z", **META}
-        fh.write(json.dumps(first) + "\n")
+        fh.write(json.dumps({"type": "system", "subtype": "init", "cwd": "/home/user/calc",
+                             "session_id": SESSION, "tools": ["Bash", "Read", "Edit"],
+                             "model": "claude-sonnet-4-5", "permissionMode": "acceptEdits",
+                             "uuid": _uuid(0)}, separators=(",", ":")) + "\n")
         for i in range(calls):
             fails = i % 10 == 9
             command = f"python3 -m pytest tests/test_calc.py -k case_{i}"
-            use = {"parentUuid": _uuid(2 * i), "type": "assistant", "message": {
-                "id": f"msg_{i:08d}", "type": "message", "role": "assistant",
-                "model": "claude-sonnet-4-5", "content": [
+            use = {"type": "assistant", "message": {
+                "model": "claude-sonnet-4-5", "id": f"msg_{i:08d}", "type": "message",
+                "role": "assistant", "content": [
                     {"type": "tool_use", "id": f"toolu_{i:08d}", "name": "Bash",
                      "input": {"command": command, "description": "Run the test"}}],
-                "stop_reason": "tool_use", "stop_sequence": None, "usage": USAGE},
-                "requestId": f"req_{i:08d}", "uuid": _uuid(2 * i + 1),
-                "timestamp": "2026-11-27T16:27:07.000Z", **META}
+                "stop_reason": None, "stop_sequence": None, "usage": USAGE,
+                "context_management": None}, "parent_tool_use_id": None,
+                "session_id": SESSION, "uuid": _uuid(2 * i + 1)}
             output = ("Exit code 1\nFAILED tests/test_calc.py::test_case - assert 8 == 6"
                       if fails else f"1 passed in 0.0{i % 10}s")
-            result = {"parentUuid": _uuid(2 * i + 1), "type": "user", "message": {
-                "role": "user", "content": [{"tool_use_id": f"toolu_{i:08d}",
-                                             "type": "tool_result", "content": output,
-                                             "is_error": fails}]},
-                "uuid": _uuid(2 * i + 2), "timestamp": "2026-11-27T16:27:08.000Z",
-                "toolUseResult": {"stdout": output, "stderr": "", "interrupted": False,
-                                  "isImage": False}, **META}
-            fh.write(json.dumps(use) + "\n" + json.dumps(result) + "\n")
-        last = {"parentUuid": _uuid(2 * calls), "type": "assistant", "message": {
-            "id": "msg_last", "type": "message", "role": "assistant",
-            "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "Done."}],
-            "stop_reason": "end_turn", "usage": USAGE}, "uuid": _uuid(2 * calls + 1),
-            "timestamp": "2026-11-27T16:27:09.000Z", **META}
-        fh.write(json.dumps(last) + "\n")
+            result = {"type": "user", "message": {"role": "user", "content": [
+                {"tool_use_id": f"toolu_{i:08d}", "type": "tool_result", "content": output,
+                 "is_error": fails}]}, "parent_tool_use_id": None, "session_id": SESSION,
+                "uuid": _uuid(2 * i + 2), "timestamp": "2026-11-28T19:45:05.314Z",
+                "tool_use_result": {"stdout": output, "stderr": "", "interrupted": False,
+                                    "isImage": False, "noOutputExpected": False}}
+            fh.write(json.dumps(use, separators=(",", ":")) + "\n"
+                     + json.dumps(result, separators=(",", ":")) + "\n")
+        fh.write(json.dumps({"type": "result", "subtype": "success", "is_error": False,
+                             "duration_ms": 4884, "num_turns": calls + 1, "result": "Done.",
+                             "session_id": SESSION, "total_cost_usd": 0.96, "usage": USAGE,
+                             "uuid": _uuid(2 * calls + 1)}, separators=(",", ":")) + "\n")
 
 
 def measure(path: Path, *extra: str) -> dict[str, float]:
