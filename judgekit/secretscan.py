@@ -21,20 +21,124 @@ Example:
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
+from functools import lru_cache
 from typing import Any
 
-#: Key-like tokens: provider key prefixes and bearer tokens.
+#: Where a key with a short, common prefix (``sk-``) may start: after a character that is
+#: not part of a word, after an escape a tool printed (``\n``, ``\t``: a letter follows the
+#: backslash), or after a URL-encoded character (``%3D``).
+_START = r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrtbfv])|(?<=%[0-9A-Fa-f]{2}))"
+#: A key body of letters and digits holding an upper-case letter, a lower-case letter and a
+#: digit (a legacy OpenAI key): told from a word however it is glued to what precedes it.
+_MIXED = r"(?=[A-Za-z0-9]{0,200}[A-Z])(?=[A-Za-z0-9]{0,200}[a-z])(?=[A-Za-z0-9]{0,200}[0-9])"
+#: The same for a body that may hold ``-`` and ``_`` (an OpenAI project key).
+_MIXED_DASHED = _MIXED.replace("A-Za-z0-9", r"A-Za-z0-9_\-")
+
+#: Key-like tokens: provider keys by their shapes, and bearer tokens. A distinctive prefix
+#: (``sk-ant-``, ``sk-proj-``, ``ghp_``, ``github_pat_``, ``xoxb-``, ``AIza``, ``hf_``,
+#: ``AKIA``) is a key wherever it starts, glued to a word or a digit too; a short one
+#: (``sk-``) only where a key can start (:data:`_START`) or with a key's mixed body. A body
+#: stops at a backslash, a quote or ``%``, so a redaction never eats a JSON escape.
 TOKEN = re.compile(
-    r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{6,}"
+    r"sk-ant-[a-z]{2,6}[0-9]{2}-[A-Za-z0-9_\-]{16,}"
+    r"|sk-(?:proj|svcacct|admin)-" + _MIXED_DASHED + r"[A-Za-z0-9_\-]{20,}"
+    r"|sk-" + _MIXED + r"[A-Za-z0-9]{32,}"
+    + r"|" + _START + r"(?:sk|pk|rk)-[A-Za-z0-9_\-]{6,}"
     r"|\bBearer\s+[A-Za-z0-9_\-\.=]{8,}"
-    r"|\bgh[pousr]_[A-Za-z0-9]{20,}"
-    r"|\bgithub_pat_[A-Za-z0-9_]{20,}"
-    r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"
-    r"|\bxox[abposr]-[A-Za-z0-9\-]{10,}"
-    r"|\bAIza[0-9A-Za-z_\-]{30,}"
-    r"|\bhf_[A-Za-z0-9]{20,}"
-    r"|\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")
+    r"|gh[pousr]_[A-Za-z0-9]{20,}"
+    r"|github_pat_[A-Za-z0-9_]{20,}"
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])"
+    r"|xox[abposre]-[A-Za-z0-9\-]{10,}"
+    r"|AIza[0-9A-Za-z_\-]{30,}"
+    r"|hf_[A-Za-z0-9]{30,}"
+    r"|" + _START + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")
+#: An AWS secret access key (40 characters of base64) within a line of the access key id
+#: before it: told from other base64 only by that neighbour (or by its name:
+#: ``aws_secret_access_key=``, which :data:`_ASSIGNED` hides).
+_AWS_SECRET = re.compile(
+    r"(?P<id>(?:AKIA|ASIA)[0-9A-Z]{16})(?![0-9A-Z])(?P<gap>[\s\S]{1,100}?)"
+    + _START.replace("A-Za-z0-9_", "A-Za-z0-9+/")
+    + r"(?P<secret>" + _MIXED.replace("A-Za-z0-9", "A-Za-z0-9+/") + r"[A-Za-z0-9+/]{40})"
+    r"(?![A-Za-z0-9+/=])")
+_AWS_ID = re.compile(r"(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])")
+#: A run of base64 (standard or URL-safe) long enough to hold a key.
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]{28,}={0,2}")
+#: The distinctive key prefixes looked for inside base64.
+_B64_PREFIXES = (b"sk-", b"sk-ant-", b"sk-proj-", b"ghp_", b"gho_", b"ghs_", b"ghu_", b"github_pat_",
+                 b"xoxb-", b"xoxp-", b"xoxa-", b"AIza", b"hf_", b"AKIA", b"ASIA")
+
+
+def _b64_fragments(prefix: bytes) -> list[str]:
+    """What ``prefix`` looks like inside base64 at each of the three byte alignments (the
+    characters its bits alone decide)."""
+    out = []
+    for k in range(3):
+        enc = base64.b64encode(b"\0" * k + prefix + b"\0\0\0").decode()
+        start, end = -(-8 * k // 6), 8 * (k + len(prefix)) // 6
+        if end - start >= 3:
+            out.append(enc[start:end])
+    return out
+
+
+_B64_FRAGMENTS = tuple({f for p in _B64_PREFIXES for f in _b64_fragments(p)})
+
+
+def _base64_key(run: str) -> bool:
+    """Whether base64 ``run`` decodes (at some alignment) to text holding a key."""
+    std = run.rstrip("=").replace("-", "+").replace("_", "/")
+    if not any(f in std for f in _B64_FRAGMENTS):
+        return False
+    for offset in range(4):
+        part = std[offset:]
+        if len(part) % 4 == 1:
+            part = part[:-1]
+        part += "=" * (-len(part) % 4)
+        try:
+            decoded = base64.b64decode(part, validate=True).decode("latin-1")
+        except (binascii.Error, ValueError):
+            continue
+        if TOKEN.search(decoded):
+            return True
+    return False
+
+
+#: What any key of :data:`TOKEN` holds: a text without it is passed over at once.
+_KEY_HINT = re.compile(r"sk-|pk-|rk-|Bearer|gh[pousr]_|github_pat_|AKIA|ASIA|xox|AIza|hf_|eyJ")
+#: What a name :data:`_ASSIGNED` finds holds (any case).
+_NAME_HINT = re.compile(r"(?i)key|token|secret|password|credential")
+#: The shortest text that can hold a key :func:`hide_keys` finds.
+_SHORTEST = 16
+
+
+def hide_keys(text: str) -> tuple[str, int]:
+    """``text`` with key-shaped tokens, AWS secret keys beside their ids and base64 holding
+    a key replaced by ``[redacted]``; how many were replaced."""
+    count = 0
+    if len(text) < _SHORTEST:
+        return text, 0
+    if _AWS_ID.search(text):
+        def aws(match: re.Match[str]) -> str:
+            nonlocal count
+            count += 1
+            return match.group("id") + match.group("gap") + REDACTED
+        text = _AWS_SECRET.sub(aws, text)
+    if _KEY_HINT.search(text):
+        text, n = TOKEN.subn(REDACTED, text)
+        count += n
+
+    def wrapped(match: re.Match[str]) -> str:
+        nonlocal count
+        if not _base64_key(match.group(0)):
+            return match.group(0)
+        count += 1
+        return REDACTED
+
+    return _BASE64_RUN.sub(wrapped, text), count
+
+
 #: A private key block (PEM or OpenSSH), whole.
 PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?-----END [A-Z0-9 ]*PRIVATE "
                          r"KEY-----", re.S)
@@ -56,8 +160,9 @@ _VARIABLE_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 #: ``NAME=value`` / ``"name": "value"`` / ``--name value`` with a secret-sounding name.
 _ASSIGNED = re.compile(
     r"""(?ix)
-    (?P<name>[A-Za-z_][A-Za-z0-9_\-]*(?:key|token|secret|password|credential)s?)
-    (?P<sep>\s*[=:]\s*["']?|["']\s*:\s*["'])
+    (?:(?<![A-Za-z0-9_\-])|(?<=%[0-9A-Fa-f]{2}))
+    (?P<name>[A-Za-z_][A-Za-z0-9_\-]{0,80}(?:key|token|secret|password|credential)s?)
+    (?P<sep>\s*[=:]\s*["']?|["']\s*:\s*["']|%3[DdAa](?:%22)?)
     (?P<value>[^\s"',;&|\\]{6,})""")
 
 REDACTED = "[redacted]"
@@ -78,6 +183,7 @@ def looks_secret(name: str) -> bool:
     return any(part in upper for part in SECRET_NAME_PARTS)
 
 
+@lru_cache(maxsize=4096)
 def secret_field(name: str) -> bool:
     """Whether a JSON field called ``name`` holds a secret (``api_key`` yes, ``max_tokens``
     and ``input_tokens`` no)."""
@@ -107,10 +213,13 @@ class SecretScrubber:
             self.count += 1
             return f"{match.group('name')}{match.group('sep')}{REDACTED}"
 
-        text = _ASSIGNED.sub(assigned, text)
-        for pattern in (PRIVATE_KEY, TOKEN):
-            text, n = pattern.subn(REDACTED, text)
-            self.count += n
+        if _NAME_HINT.search(text):
+            text = _ASSIGNED.sub(assigned, text)
+        n = 0
+        if "PRIVATE KEY-----" in text:
+            text, n = PRIVATE_KEY.subn(REDACTED, text)
+        text, found = hide_keys(text)
+        self.count += n + found
 
         def password(match: re.Match[str]) -> str:
             if _hidden(match.group("pw")):
@@ -118,7 +227,7 @@ class SecretScrubber:
             self.count += 1
             return match.group("pre") + REDACTED
 
-        return _URL_PASSWORD.sub(password, text)
+        return _URL_PASSWORD.sub(password, text) if "://" in text else text
 
     def learn(self, value: Any, name: str | None = None) -> None:
         """Remember, as known values to hide wherever they appear, the secrets ``value``
@@ -132,7 +241,7 @@ class SecretScrubber:
                 if key is not None and secret_field(key) and not _hidden(item) \
                         and not _VARIABLE_NAME.match(item):
                     found.add(item)
-                for m in _ASSIGNED.finditer(item):
+                for m in (_ASSIGNED.finditer(item) if _NAME_HINT.search(item) else ()):
                     if secret_field(m.group("name")) and not _hidden(m.group("value")):
                         found.add(m.group("value"))
             elif isinstance(item, dict):
@@ -162,6 +271,20 @@ class SecretScrubber:
             return [self.data(v) for v in value]
         return value
 
+    def data_in_place(self, value: Any, name: str | None = None) -> Any:
+        """:meth:`data` that changes ``value``'s objects and lists in place rather than
+        copying them (a large document is not held twice); the value, or its new string."""
+        if isinstance(value, dict):
+            for key in value:
+                value[key] = self.data_in_place(value[key], key if isinstance(key, str)
+                                                else None)
+            return value
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                value[i] = self.data_in_place(item)
+            return value
+        return self.data(value, name)
+
 
 __all__ = ["MIN_LEARNED", "PRIVATE_KEY", "REDACTED", "SECRET_NAME_PARTS", "TOKEN",
-           "SecretScrubber", "looks_secret", "secret_field"]
+           "SecretScrubber", "hide_keys", "looks_secret", "secret_field"]

@@ -9,11 +9,13 @@ file of a known format is an input error.
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import sys
 from pathlib import Path
+from typing import TextIO
 
-from judgekit.cli._common import print_json
-from judgekit.ingest.transcripts import Transcript, read_transcripts
+from judgekit.ingest.transcripts import ToolCall, Transcript, Turn, read_transcripts
 
 _CLIP = 160
 
@@ -27,14 +29,47 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
+#: Control characters and terminal sequences' introducers (ESC, CSI, bidirectional marks):
+#: shown escaped (``\x1b``), never sent to the terminal.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+#: Lines of a failed call's output shown under it (its last ones: where the error is).
+_OUTPUT_LINES = 3
+
+
+def _escaped(text: str) -> str:
+    """``text`` with every control character shown as an escape (``\x1b``, ``\u202e``)."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
 def _clip(text: str | None, n: int = _CLIP) -> str:
-    one = " ".join((text or "").split())
+    one = " ".join(_escaped(text or "").split())
     return one if len(one) <= n else one[: n - 1] + "…"
 
 
+def _what(call: ToolCall) -> str:
+    """What a call did: its command or path, else its arguments as JSON."""
+    what = call.arguments.get("command") or call.arguments.get("path")
+    if isinstance(what, str):
+        return what
+    return json.dumps(what if what is not None else call.arguments, ensure_ascii=False,
+                      sort_keys=True, default=str)
+
+
+def _tail(output: str | None) -> list[str]:
+    """The last non-blank lines of a failed call's output, clipped and escaped."""
+    lines: list[str] = []
+    for line in reversed((output or "").splitlines()):
+        if line.strip():
+            lines.append("      " + _clip(line, 150))
+            if len(lines) == _OUTPUT_LINES:
+                break
+    return lines[::-1]
+
+
 def _view(t: Transcript) -> str:
-    lines = [f"{t.source}: {t.format}" + (f" ({t.task_id})" if t.task_id else "")
-             + (f", model {t.model}" if t.model else "")]
+    lines = [f"{_escaped(t.source or '')}: {_escaped(t.format)}"
+             + (f" ({_clip(t.task_id)})" if t.task_id else "")
+             + (f", model {_clip(t.model)}" if t.model else "")]
     if t.format == "raw":
         lines.append(_clip(t.raw, 400))
         return "\n".join(lines)
@@ -43,16 +78,18 @@ def _view(t: Transcript) -> str:
     if t.cache_read_tokens:
         tokens += f" (+{t.cache_read_tokens} cache reads)"
     cost = f"${t.cost_usd:.4f}" if t.cost_usd is not None else "cost not recorded"
-    status = (t.exit_status or "unknown") + (f" ({t.limit})" if t.limit else "")
+    status = (t.exit_status or "unknown") + (f" ({_clip(t.limit)})" if t.limit else "")
+    failed = set(t.failed_calls())  # once: each call below only looks itself up
     lines.append(f"{t.n_turns} turns, {len(t.tool_calls)} tool calls "
-                 f"({len(t.failed_calls())} failed), {tokens}, {cost}, ended {status}")
+                 f"({len(failed)} failed), {tokens}, {cost}, ended {status}")
     for i, call in enumerate(t.tool_calls):
-        failed = i in t.failed_calls()
         code = f" exit {call.exit_code}" if call.exit_code is not None else ""
-        what = call.arguments.get("command") or call.arguments.get("path") or call.arguments
-        lines.append(f"  {'✗' if failed else '·'} {call.name}{code}: {_clip(str(what), 100)}")
+        lines.append(f"  {'✗' if i in failed else '·'} {_clip(call.name, 60)}{code}: "
+                     f"{_clip(_what(call), 100)}")
+        if i in failed:
+            lines.extend(_tail(call.output))
     if t.patch_files:
-        lines.append("patch: " + ", ".join(t.patch_files))
+        lines.append("patch: " + _clip(", ".join(t.patch_files), 400))
     if t.final_message:
         lines.append("final: " + _clip(t.final_message, 300))
     if t.redactions:
@@ -60,18 +97,56 @@ def _view(t: Transcript) -> str:
     return "\n".join(lines)
 
 
+def _write_json(t: Transcript, out: TextIO, pad: str = "") -> None:
+    """``t`` as indented JSON, the text ``json.dumps(t.model_dump(mode="json"), indent=2)``
+    gives, written a turn and a tool call at a time (never the whole text in memory)."""
+    small = t.model_dump(mode="json", exclude={"turns", "tool_calls"})
+    names = [*Transcript.model_fields, *Transcript.model_computed_fields]
+    out.write("{")
+    for k, name in enumerate(names):
+        out.write(("," if k else "") + f"\n{pad}  {json.dumps(name)}: ")
+        if name not in ("turns", "tool_calls"):
+            out.write(json.dumps(small[name], indent=2, default=str)
+                      .replace("\n", f"\n{pad}  "))
+            continue
+        items: list[Turn] | list[ToolCall] = getattr(t, name)
+        if not items:
+            out.write("[]")
+            continue
+        out.write("[")
+        for i, item in enumerate(items):
+            text = json.dumps(item.model_dump(mode="json"), indent=2, default=str)
+            out.write(("," if i else "") + f"\n{pad}    " + text.replace("\n", f"\n{pad}    "))
+        out.write(f"\n{pad}  ]")
+    out.write(f"\n{pad}}}")
+
+
+def print_transcripts_json(found: list[Transcript], out: TextIO) -> None:
+    """One transcript as a JSON object, several as a list (an OpenHands output.jsonl)."""
+    if len(found) == 1:
+        _write_json(found[0], out)
+    else:
+        out.write("[")
+        for i, t in enumerate(found):
+            out.write(("," if i else "") + "\n  ")
+            _write_json(t, out, "  ")
+        out.write("\n]" if found else "]")
+    out.write("\n")
+
+
 def run(args: argparse.Namespace) -> int:
-    found = read_transcripts(args.file)
+    found = read_transcripts(args.file, keep_text=False)
     for problem in found.problems:
-        print(f"warning: {problem}", file=sys.stderr)
+        print(f"warning: {_escaped(problem)}", file=sys.stderr)
     if (left_out := found.left_out()) is not None:
-        print(f"warning: {left_out}", file=sys.stderr)
+        print(f"warning: {_escaped(left_out)}", file=sys.stderr)
     if found.unrecognised:
-        print(f"warning: 1 file of no known transcript format kept as raw text: {args.file}",
-              file=sys.stderr)
+        print(f"warning: 1 file of no known transcript format kept as raw text: "
+              f"{_escaped(str(args.file))}", file=sys.stderr)
     if args.json:
-        data = [t.model_dump(mode="json") for t in found.transcripts]
-        print_json(data[0] if len(data) == 1 else data)
+        print_transcripts_json(found.transcripts, sys.stdout)
         return 0
-    print("\n\n".join(_view(t) for t in found.transcripts))
+    for i, t in enumerate(found.transcripts):
+        sys.stdout.write(("\n\n" if i else "") + _view(t))
+    sys.stdout.write("\n")
     return 0

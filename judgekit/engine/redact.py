@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from judgekit.engine.urls import url_secrets
-from judgekit.secretscan import SECRET_NAME_PARTS, TOKEN, looks_secret
+from judgekit.secretscan import SECRET_NAME_PARTS, TOKEN, hide_keys, looks_secret
 
 __all__ = ["PROVIDER_KEY_VARS", "SECRET_NAME_PARTS", "Redactor", "looks_secret", "provider_keys",
            "redact", "redact_data", "register_secret", "register_url"]
@@ -71,7 +71,7 @@ def _hide(text: str, secrets: list[str]) -> str:
 
 def redact(text: str) -> str:
     """``text`` with key-like tokens and the actual key values replaced by ``[redacted]``."""
-    return _TOKEN.sub("[redacted]", _hide(text, _secret_values()))
+    return hide_keys(_hide(text, _secret_values()))[0]
 
 
 def redact_data(value: Any) -> Any:

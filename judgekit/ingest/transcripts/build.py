@@ -99,17 +99,18 @@ class Builder:
         index = self._by_id.get(call_id) if call_id else None
         if index is None:
             return False
-        call = self.calls[index]
-        self.calls[index] = call.model_copy(update={
-            "output": output if call.output is None else call.output + "\n" + (output or ""),
-            "exit_code": exit_code if exit_code is not None else call.exit_code,
-            "error": error if error is not None else call.error})
+        call = self.calls[index]  # changed in place: no copy of each call (a long session)
+        call.output = output if call.output is None else call.output + "\n" + (output or "")
+        if exit_code is not None:
+            call.exit_code = exit_code
+        if error is not None:
+            call.error = error
         return True
 
     def result_at(self, index: int, output: str | None, exit_code: int | None) -> None:
         """Attach what came back to the call at ``index`` (calls without ids)."""
-        self.calls[index] = self.calls[index].model_copy(
-            update={"output": output, "exit_code": exit_code})
+        call = self.calls[index]
+        call.output, call.exit_code = output, exit_code
 
     def attach_to_last_turn(self, index: int) -> None:
         """Count call ``index`` as made by the last assistant message (one is opened when the
@@ -122,7 +123,7 @@ class Builder:
         """Record ``exit_code`` for the call ``call_id`` where its output gave none."""
         index = self._by_id.get(call_id)
         if index is not None and self.calls[index].exit_code is None:
-            self.calls[index] = self.calls[index].model_copy(update={"exit_code": exit_code})
+            self.calls[index].exit_code = exit_code
 
     def extend_last(self, text: str, calls: list[int]) -> None:
         """Add ``text`` and ``calls`` to the last turn (one message written in parts)."""

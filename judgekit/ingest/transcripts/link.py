@@ -104,7 +104,7 @@ def index(directory: Path, report: LinkReport, wanted: set[str]
             continue
         report.files += 1
         try:
-            read = read_transcripts(path)
+            read = read_transcripts(path, within=directory)
         except InputError as exc:
             report.unreadable.append((str(path), exc.reason))
             continue
@@ -184,7 +184,7 @@ def link_named(run_file: Path, result: RunResult) -> RunResult:
         result.metadata[UNREADABLE_KEY] = "not found under the run file's directory"
         return result
     try:
-        read = _read_named(found)
+        read = _read_named(found, root)
     except InputError as exc:
         result.metadata[UNREADABLE_KEY] = exc.reason
         return result
@@ -203,16 +203,16 @@ def link_named(run_file: Path, result: RunResult) -> RunResult:
 _last_read: tuple[tuple[str, int, int], TranscriptFile] | None = None
 
 
-def _read_named(path: Path) -> TranscriptFile:
+def _read_named(path: Path, root: Path) -> TranscriptFile:
     global _last_read
     try:
         st = path.stat()
     except OSError:
-        return read_transcripts(path)  # its error, said as the reader says it
+        return read_transcripts(path, within=root)  # its error, said as the reader says it
     key = (str(path), st.st_mtime_ns, st.st_size)
     if _last_read is not None and _last_read[0] == key:
         return _last_read[1]
-    read = replace(read_transcripts(path), text="")  # its transcripts are what is kept
+    read = replace(read_transcripts(path, within=root), text="")  # its transcripts are what is kept
     _last_read = (key, read)
     return read
 

@@ -26,6 +26,10 @@ _FENCE = re.compile(r"```(?:bash|mswea_bash_command|sh)\s*\n(.*?)\n```", re.S)
 _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _OUTPUT = re.compile(r"<output(?:_head|_tail)?>\n?(.*?)</output(?:_head|_tail)?>", re.S)
 _SUBMIT = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
+#: What mini-swe-agent records (``exception_info``, with return code -1) for an action it
+#: did not run: the actions after a submission, and the submit command itself when its
+#: interactive agent ends the run from inside the command.
+_NOT_EXECUTED = "action was not executed"
 
 #: mini-swe-agent's exit status (an exception's name) → the one vocabulary, and the limit.
 _STATUS: dict[str, tuple[ExitStatus, str | None]] = {
@@ -162,6 +166,10 @@ def _actions(m: dict[str, Any], extra: dict[str, Any], text: str
 
 
 def _observation(text: str, extra: dict[str, Any]) -> tuple[str, int | None]:
+    """An observation's output and exit code; an action that was not run (the submission
+    ended the run) has no exit code: it did not fail."""
+    if extra.get("exception_info") == _NOT_EXECUTED:
+        return str(extra.get("raw_output", "")), None
     if "raw_output" in extra or "returncode" in extra:
         return str(extra.get("raw_output", "")), as_int(extra.get("returncode"))
     code = _RETURNCODE.search(text)

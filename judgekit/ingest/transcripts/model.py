@@ -55,6 +55,16 @@ class ToolCall(_Model):
     id: str | None = None
 
 
+class ModelUsage(_Model):
+    """One model's tokens and cost in a session, as the agent recorded them."""
+
+    tokens_in: int | None = Field(None, ge=0, description="Input tokens, cache reads apart.")
+    tokens_out: int | None = Field(None, ge=0)
+    cache_read_tokens: int | None = Field(None, ge=0)
+    cache_write_tokens: int | None = Field(None, ge=0)
+    cost_usd: float | None = Field(None, ge=0)
+
+
 class Transcript(_Model):
     """A normalised agent session."""
 
@@ -72,6 +82,10 @@ class Transcript(_Model):
     cache_write_tokens: int | None = Field(None, ge=0)
     cost_usd: float | None = Field(None, ge=0, description="As the agent recorded it; null "
                                                            "where it did not.")
+    model_usage: dict[str, ModelUsage] = Field(
+        default_factory=dict, description="Tokens and cost per model, where the agent "
+                                          "records them (Claude Code's stream result and "
+                                          "the cost-state line of its session file).")
     wall_time_s: float | None = Field(None, ge=0)
     exit_status: ExitStatus | None = None
     limit: str | None = Field(None, description="Which limit, for limits_exceeded: steps, "
@@ -100,4 +114,4 @@ class Transcript(_Model):
                 if (c.exit_code not in (None, 0)) or c.error]
 
 
-__all__ = ["ExitStatus", "Role", "ToolCall", "Transcript", "Turn"]
+__all__ = ["ExitStatus", "ModelUsage", "Role", "ToolCall", "Transcript", "Turn"]

@@ -21,16 +21,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-
+from typing import Any
 
 from judgekit.errors import InputError
 from judgekit.ingest.transcripts.aider import AiderReader
 from judgekit.ingest.transcripts.claude_code import ClaudeCodeReader
 from judgekit.ingest.transcripts.codex import CodexReader
+from judgekit.ingest.transcripts.files import read_capped
 from judgekit.ingest.transcripts.mini_swe_agent import MiniSweAgentReader
 from judgekit.ingest.transcripts.model import Transcript
 from judgekit.ingest.transcripts.openhands import OpenHandsReader
-from judgekit.ingest.transcripts.source import Source, TranscriptReader
+from judgekit.ingest.transcripts.source import Events, Source, TranscriptReader
 from judgekit.ingest.transcripts.swe_agent import SweAgentReader
 from judgekit.plugins import GROUPS, load_group
 from judgekit.secretscan import SecretScrubber
@@ -141,26 +142,37 @@ def _refuse_cut_json(path: str | Path, text: str) -> None:
         raise InputError(path, None, "JSON nested too deeply") from None
 
 
-def parse_text(path: str | Path, text: str, *, known_secrets: Sequence[str] = ()
-               ) -> TranscriptFile:
+def parse_text(path: str | Path, text: str, *, known_secrets: Sequence[str] = (),
+               keep_text: bool = True) -> TranscriptFile:
     """The transcripts of ``text`` (the content of ``path``), redacted: the file is read as
     written, the secrets it records are learnt (a key under ``api_key``, a variable
     ``..._KEY=`` in a command's output), then hidden wherever they appear, and counted
-    once each where they were replaced."""
-    source = Source.of(path, text)
+    once each where they were replaced. A JSON-lines file's lines are parsed as the reader
+    reads them (the file is never held as parsed lines and as text at once).
+
+    ``keep_text=False``: :attr:`TranscriptFile.text` is left empty for a file of JSON (one
+    copy of a large file fewer; readers of JSON formats get its document or lines)."""
+    learner = SecretScrubber(list(known_secrets))
+    source = Source.of(path, text, learn=learner.learn)
     structured = source.document is not None or bool(source.events)
     if not structured:
         _refuse_cut_json(path, text)
-    learner = SecretScrubber(list(known_secrets))
-    for value in (source.document, source.events, text):
-        learner.learn(value)
+    learner.learn(text)
     scrubber = SecretScrubber(learner.known)
     if source.document is not None:
-        source.document = scrubber.data(source.document)
-    if source.events:
+        source.document = scrubber.data_in_place(source.document)
+    if isinstance(source.events, Events):
+        def scrub(event: Any, first: bool) -> Any:
+            before = scrubber.count
+            event = scrubber.data_in_place(event)
+            if not first:  # read again (detection, then the reader): counted once
+                scrubber.count = before
+            return event
+        source.events.scrub = scrub
+    elif source.events:
         source.events = scrubber.data(source.events)
     raw_copy = SecretScrubber(learner.known)
-    clean = raw_copy.text(text)
+    clean = raw_copy.text(text) if keep_text or not structured else ""
     source.text = clean
     if not structured:
         scrubber = raw_copy
@@ -186,19 +198,20 @@ def parse_text(path: str | Path, text: str, *, known_secrets: Sequence[str] = ()
                           bad_lines=source.bad_lines, secrets=tuple(learner.known))
 
 
-def read_transcripts(path: str | Path, *, known_secrets: Sequence[str] = ()
+def read_transcripts(path: str | Path, *, known_secrets: Sequence[str] = (),
+                     within: str | Path | None = None, keep_text: bool = True
                      ) -> TranscriptFile:
-    """Read one session file; :class:`InputError` when it cannot be read or is malformed."""
+    """Read one session file; :class:`InputError` when it cannot be read or is malformed.
+
+    Only a regular file is read (not a device, FIFO or directory), at most
+    :data:`MAX_BYTES` counted as they are read; with ``within`` (the directory it was found
+    under, or the run file's) only a file that lies under it, links resolved.
+    ``keep_text``: as :func:`parse_text`."""
     p = Path(path)
-    try:
-        size = p.stat().st_size
-        if size > MAX_BYTES:
-            raise InputError(p, None, f"a transcript of {size} bytes, over the "
-                                      f"{MAX_BYTES}-byte limit")
-        text = p.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise InputError(p, None, f"cannot read: {exc.strerror or exc}") from None
-    return parse_text(p, text, known_secrets=known_secrets)
+    data = read_capped(p, within=None if within is None else Path(within), limit=MAX_BYTES)
+    text = data.decode("utf-8", errors="replace")
+    del data
+    return parse_text(p, text, known_secrets=known_secrets, keep_text=keep_text)
 
 
 def read_transcript(path: str | Path, *, known_secrets: Sequence[str] = ()) -> Transcript:

@@ -41,6 +41,7 @@ def test_mini_swe_agent_submitted_run(tmp_path: Path, agent_api: str) -> None:
     commands = [c.arguments["command"] for c in t.tool_calls]
     assert commands[1] == FAIL_CMD and "COMPLETE_TASK_AND_SUBMIT" in commands[2]
     assert [c.exit_code for c in t.tool_calls[:2]] == [0, 1]
+    assert t.failed_calls() == [1]  # the submit step ended the run: not a failed call
     assert "1 failed" in (t.tool_calls[1].output or "")
     assert t.n_turns == 3 and t.tokens_in == 100 + 101 + 102 and t.tokens_out == 30
     assert t.cost_usd is None  # cost tracking ignored: nothing recorded
@@ -98,8 +99,14 @@ def test_claude_code_session_and_stream(tmp_path: Path, agent_api: str) -> None:
         assert t.n_turns == 3 and t.tokens_out == 33 and t.cache_read_tokens == 21
         assert claims_success(t.final_message) and t.model == "claude-sonnet-4-5"
         assert KEY not in t.model_dump_json()
-    assert read_transcript(stream).cost_usd is not None  # the stream's result records it
-    assert read_transcript(session).cost_usd is None  # a session file does not
+    streamed = read_transcript(stream)
+    assert streamed.cost_usd is not None  # the stream's result records it, per model too
+    assert set(streamed.model_usage) == {"claude-sonnet-4-5"}
+    assert streamed.model_usage["claude-sonnet-4-5"].tokens_out == 33
+    assert streamed.model_usage["claude-sonnet-4-5"].cost_usd == streamed.cost_usd
+    # 2.1.197 writes no cost-state line into a session file run with -p: no cost recorded
+    assert '"cost-state"' not in session.read_text()
+    assert read_transcript(session).cost_usd is None
 
 
 def test_codex_rollout_and_exec_json(tmp_path: Path, agent_api: str) -> None:
