@@ -391,9 +391,9 @@ def _pip_names(args: str) -> list[tuple[str, str]]:
         w = w.strip("'\"")
         if not w or w.startswith("-") or w in (".", "..") or w.startswith((".", "/")):
             continue
-        m = re.match(r"^([A-Za-z0-9_.\-\[\]]+?)\s*(==|>=|~=|>|@)?(.*)$", w)
-        if m:
-            out.append((m.group(1).lower().split("[")[0], (m.group(2) or "") + m.group(3)))
+        parts = re.split(r"(==|>=|<=|~=|!=|>|<|@)", w, maxsplit=1)
+        name, spec = parts[0], "".join(parts[1:])
+        out.append((name.lower().split("[")[0], spec))
     return out
 
 
