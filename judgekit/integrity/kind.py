@@ -1,6 +1,6 @@
 """The integrity step's descriptor: ``integrity.jsonl`` of :class:`IntegrityRecord` (one
 line per flagged result), the :class:`IntegrityStepSummary` entry of ``summary.json``
-(``integrity``), its closing and headline lines, and its ``--no-integrity`` switch.
+(``integrity``), its closing and headline lines, and its switch (``no-integrity``).
 
 Example:
     >>> INTEGRITY.name, INTEGRITY.records_file, INTEGRITY.switch.flag
