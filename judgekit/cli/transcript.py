@@ -70,7 +70,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: 1 file of no known transcript format kept as raw text: {args.file}",
               file=sys.stderr)
     if args.json:
-        data = [t.model_dump(mode="json") for t in found.transcripts]
+        from judgekit.integrity.inspect import inspect_transcript
+
+        # beside the typed transcript: the integrity findings its tool calls and patch show
+        data = [{**t.model_dump(mode="json"), "integrity": [
+            f.model_dump(mode="json") for f in inspect_transcript(t)]}
+            for t in found.transcripts]
         print_json(data[0] if len(data) == 1 else data)
         return 0
     print("\n\n".join(_view(t) for t in found.transcripts))

@@ -65,6 +65,16 @@ def _test_lines(fix: Sequence[Change], facts: TaskFacts,
     return tuple(lines)
 
 
+_RUNS_SCRIPT = re.compile(r"(?:^|[;&|(]\s*)(?:sh|bash|\.)\s*/?(\S*test\S*\.sh)\b")
+
+
+def _test_runs(commands: Sequence[Command]) -> str | None:
+    """Without the task's test command: the test scripts the agent ran (``sh
+    run_tests.sh``), which it should not change either."""
+    found = [m.group(1) for c in commands for m in _RUNS_SCRIPT.finditer(c.text)]
+    return " ".join(dict.fromkeys(found)) or None
+
+
 def commands_of(transcript: Transcript | None) -> tuple[list[Command],
                                                          list[tuple[Command, str]]]:
     """The shell commands of the tool calls, and the URLs fetched by web tools."""
@@ -103,7 +113,8 @@ def inspect(patch: str | None, transcript: Transcript | None, facts: TaskFacts,
     changes = patch_changes(patch)
     edits = tool_call_changes(transcript)
     commands, urls = commands_of(transcript)
-    facts = TaskFacts(**{**facts.__dict__, "test_lines": _test_lines(fix, facts, transcript)})
+    facts = TaskFacts(**{**facts.__dict__, "test_lines": _test_lines(fix, facts, transcript),
+                         "test_command": facts.test_command or _test_runs(commands)})
     found = run_checks(Inputs(patch=changes, commands=commands, tool_urls=urls, facts=facts,
                               has_transcript=transcript is not None))
     if edits:  # the tool calls' own edits, for what the patch does not already show
