@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterator
+from bisect import bisect_right
+from functools import lru_cache
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from judgekit.ingest.transcripts.model import ToolCall, Transcript
@@ -52,10 +54,28 @@ def _path(raw: str) -> str | None:
     return raw[2:] if raw[:2] in ("a/", "b/") else raw
 
 
-def patch_changes(diff: str | None) -> list[Change]:
-    """Each hunk of a unified diff, with its lines (a deleted file is marked ``deleted``)."""
+_GIT_FILE = re.compile(r"^(?=diff --git )", re.M)
+_NEW_PATH = re.compile(r"^(?:\+\+\+|---) (?:[ab]/)?([^\t\n]+)", re.M)
+
+
+def patch_changes(diff: str | None, wanted: Callable[[str, str], bool] | None = None
+                  ) -> list[Change]:
+    """Each hunk of a unified diff, with its lines (a deleted file is marked ``deleted``);
+    with ``wanted`` (a file's path and its section of the diff), a git diff's files it
+    does not want are not read line by line."""
     if not diff:
         return []
+    if wanted is not None and diff.startswith("diff --git "):
+        out: list[Change] = []
+        for section in _GIT_FILE.split(diff):
+            paths = [p for p in _NEW_PATH.findall(section) if p != "/dev/null"]
+            if section and (not paths or wanted(paths[-1], section)):
+                out.extend(_parse(section))
+        return out
+    return _parse(diff)
+
+
+def _parse(diff: str) -> list[Change]:
     out: list[Change] = []
     old: str | None = None
     new: str | None = None
@@ -101,6 +121,8 @@ _HEREDOC_TEE = re.compile(r"cat\s*<<-?\s*['\"]?(\w+)['\"]?\s*>{1,2}\s*['\"]?([^\
 _ECHO = re.compile(r"(?:echo|printf)\s+(?:-[ne]+\s+)?(['\"])(.*?)\1\s*>{1,2}\s*"
                    r"['\"]?([^\s'\"<>|;&]+)", re.S)
 _SED = re.compile(r"\bsed\b[^\n|;&]*?-i")
+_SED_QUICK = re.compile(r"sed\s+(-i\S*\s+)(?:-e\s+)?'([^']*)'\s+([\w./ -]+)")
+_SUB = re.compile(r"^\d*,?\d*\s*s(.)(.*?)\1(.*?)\1")
 
 
 def command_text(call: ToolCall) -> str:
@@ -181,9 +203,20 @@ def _apply_patch_changes(index: int, call: ToolCall, text: str) -> Iterator[Chan
 
 def _sed_changes(index: int, command: str) -> Iterator[Change]:
     """``sed -i 's/OLD/NEW/' FILE...``: OLD removed, NEW added, in each file named."""
+    if "sed" not in command:
+        return
     for part in re.split(r"&&|;|\n|\|\|", command):
         if not _SED.search(part):
             continue
+        quick = _SED_QUICK.fullmatch(part.strip())
+        if quick is not None:  # sed -i 's/OLD/NEW/' FILE ... (most): no shell parsing
+            sub = _SUB.match(quick.group(2))
+            for path in quick.group(3).split():
+                if sub is not None:
+                    yield Change(path=path, removed=[sub.group(2)], added=[sub.group(3)],
+                                 tool_call=index, command=command)
+            if sub is not None:
+                continue
         try:
             words = shlex.split(part)
         except ValueError:
@@ -202,6 +235,10 @@ def _sed_changes(index: int, command: str) -> Iterator[Change]:
                                  command=command)
 
 
+_WRITES = re.compile(r"(?<![0-9&>])>(?![&>]?\s*/dev/null)|\bsed\b[^\n|;&]*\s-i|\brm\s|\btee\b")
+_RM = re.compile(r"(?:^|[;&|\n]\s*)(?:git\s+)?rm\s+(?:-\w+\s+)*([^\n;&|]+)")
+
+
 def _shell_changes(index: int, command: str) -> Iterator[Change]:
     for m in _HEREDOC.finditer(command):
         yield Change(path=m.group(1), added=m.group(3).splitlines(), tool_call=index,
@@ -214,23 +251,61 @@ def _shell_changes(index: int, command: str) -> Iterator[Change]:
         yield Change(path=m.group(3), added=body.splitlines(), tool_call=index,
                      command=command, whole=True)
     yield from _sed_changes(index, command)
-    for m in re.finditer(r"(?:^|[;&|\n]\s*)(?:git\s+)?rm\s+(?:-\w+\s+)*([^\n;&|]+)", command):
+    for m in _RM.finditer(command):
         for path in m.group(1).split():
             if not path.startswith("-"):
                 yield Change(path=path, tool_call=index, command=command, deleted=True)
 
 
-def tool_call_changes(transcript: Transcript | None) -> list[Change]:
-    """The edits the transcript's tool calls made, in order."""
+def hinted(texts: Sequence[str], words: tuple[str, ...]) -> list[int]:
+    """The positions in ``texts`` of those holding one of ``words`` (plain substrings: a
+    quick look, by one scan of them all joined, so that the patterns run on the few
+    commands that may match)."""
+    if not texts:
+        return []
+    joined = "\n".join(texts)
+    pattern = _words(words)
+    found: list[int] = []
+    starts: list[int] | None = None
+    for m in pattern.finditer(joined):
+        if starts is None:
+            starts, at = [], 0
+            for text in texts:
+                starts.append(at)
+                at += len(text) + 1
+        i = bisect_right(starts, m.start()) - 1
+        if not found or found[-1] != i:
+            found.append(i)
+    return found
+
+
+@lru_cache(maxsize=64)
+def _words(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(w) for w in words))
+
+
+#: what a command that writes a file holds
+WRITE_WORDS = (">", "sed", "rm ", "tee")
+
+
+def tool_call_changes(transcript: Transcript | None,
+                      shell: list[tuple[int, str]] | None = None) -> list[Change]:
+    """The edits the transcript's tool calls made, in order (``shell``: its shell
+    commands by index, when the caller has them already)."""
     if transcript is None:
         return []
     out: list[Change] = []
-    for index, call in enumerate(transcript.tool_calls):
-        command = call.arguments.get("command")
-        if isinstance(command, str):
-            out.extend(_shell_changes(index, command))
-        else:
-            out.extend(_edit_changes(index, call))
+    if shell is None:
+        shell = [(i, c.arguments["command"]) for i, c in enumerate(transcript.tool_calls)
+                 if isinstance(c.arguments.get("command"), str)]
+    if len(shell) < len(transcript.tool_calls):
+        for index, call in enumerate(transcript.tool_calls):
+            if not isinstance(call.arguments.get("command"), str):
+                out.extend(_edit_changes(index, call))
+    # the commands that may write a file, found by one scan of them all
+    for at in hinted([c for _, c in shell], WRITE_WORDS):
+        out.extend(_shell_changes(*shell[at]))
+    out.sort(key=lambda c: c.tool_call or 0)
     return out
 
 
@@ -244,4 +319,4 @@ def normal_path(path: str) -> str:
     return path
 
 
-__all__ = ["Change", "command_text", "normal_path", "patch_changes", "tool_call_changes"]
+__all__ = ["Change", "command_text", "hinted", "normal_path", "patch_changes", "tool_call_changes"]
