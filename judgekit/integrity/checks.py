@@ -48,7 +48,7 @@ class TaskFacts:
 class Command(NamedTuple):
     """One tool call's command, by its index in the transcript."""
 
-    index: int
+    call: int
     text: str
 
 
@@ -103,7 +103,7 @@ def _finding(kind: CheckKind, severity: Severity, detail: str, change: Change,
 def _command_finding(kind: CheckKind, severity: Severity, detail: str, cmd: Command,
                      excerpt: str) -> Finding:
     return Finding(kind=kind, severity=severity, detail=detail,
-                   evidence=Evidence(tool_call=cmd.index, command=_clip(cmd.text),
+                   evidence=Evidence(tool_call=cmd.call, command=_clip(cmd.text),
                                      excerpt=_clip(excerpt)))
 
 

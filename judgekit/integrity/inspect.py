@@ -117,7 +117,7 @@ def inspect(patch: str | None, transcript: Transcript | None, facts: TaskFacts,
     """Every check on a patch and a transcript (either may be missing)."""
     changes = patch_changes(patch, _wanted(facts))
     commands, urls = commands_of(transcript)
-    edits = tool_call_changes(transcript, [(c.index, c.text) for c in commands])
+    edits = tool_call_changes(transcript, [(c.call, c.text) for c in commands])
     wanted = special_candidates(changes, facts) or special_candidates(edits, facts)
     facts = TaskFacts(**{**facts.__dict__,
                          "test_lines": _test_lines(fix, facts, transcript) if wanted else (),

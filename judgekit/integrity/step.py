@@ -53,10 +53,10 @@ def check_results(runs: Sequence[RunResult], rows: Sequence[ScoredResult]) -> In
         tally_row(tally, row)
     for result in runs:
         seen = inspect_result(result)
-        row = by_key.get(ResultKey.of(result))
-        if seen is None or row is None:
+        scored = by_key.get(ResultKey.of(result))
+        if seen is None or scored is None:
             continue
-        record = record_of(row, seen)
+        record = record_of(scored, seen)
         if record is not None:
             tally.flag(record)
     return IntegrityResult(tally)
