@@ -443,9 +443,13 @@ _FETCH_TOOLS = {"webfetch", "web_fetch", "fetch", "browser", "web_search", "webs
 
 def _installs(project: str, joined: str) -> bool:
     """Whether a command installs ``project`` by name (a later release)."""
-    return project in joined and re.search(
-        rf"\bpip3?\s+install\b[^\n;&|]*?(?<![\w/.-]){re.escape(project)}(?![\w/.-])",
-        joined, re.I) is not None
+    return project in joined and _install_of(project).search(joined) is not None
+
+
+@lru_cache(maxsize=1024)
+def _install_of(project: str) -> re.Pattern[str]:
+    return re.compile(rf"pip3?\s+install\b[^\n;&|]*?(?<![\w/.-]){re.escape(project)}"
+                      r"(?![\w/.-])", re.I)
 
 
 def _pip_names(args: str) -> list[tuple[str, str]]:
