@@ -45,7 +45,7 @@ def scored() -> dict[str, object]:
 
 
 def test_the_fixtures_hold_the_agents_sessions() -> None:
-    assert {"claude", "codex"} <= set(AGENTS)
+    assert set(AGENTS) == {"claude", "codex", "mini"}
     for agent in AGENTS:
         names = {p.name.split(".")[0] for p in (SESSIONS / agent).iterdir()}
         assert names == set(IN_RUN) | set(CONTROLS), agent
