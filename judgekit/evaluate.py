@@ -177,6 +177,8 @@ class Judging:
     scored: Callable[[], ScoreSummary] = field(repr=False)
     #: the judges and the cost cap they share (the first judge's engine is ``engine``).
     jury: JuryRunner = field(repr=False)
+    #: the integrity checks' result (None: switched off), for the step that confirms them.
+    checked: AnyResult | None = None
 
     @property
     def summary(self) -> ScoreSummary:
@@ -259,6 +261,7 @@ def evaluate(
     while_judging: Callable[[EvalResult], Iterable[object]] | None = None,
     audit_jury: bool = False,
     transcripts: Sequence[str | Path] | None = None,
+    integrity: bool = True,
 ) -> EvalResult:
     """Load runs (or take loaded results), score them, and judge them when a judge is given.
 
@@ -281,6 +284,8 @@ def evaluate(
     ``similarity=True`` adds the embedding similarity of diffs (the index extra); it is off
     by default. ``transcripts`` names directories of agents' session files, matched to
     results by task id (:mod:`judgekit.ingest.transcripts.link`).
+    ``integrity=False`` skips the integrity checks (:mod:`judgekit.integrity`), whose
+    findings are ``result.part(INTEGRITY)`` otherwise.
     Load-time warnings (files reached twice, duplicate results, skipped files)
     head ``summary.warnings``. ``keep_runs=False`` (only without a judge and without
     ``tasks``) scores results as they are read and keeps none of them in ``runs``: memory
@@ -296,7 +301,8 @@ def evaluate(
                               similarity=similarity, tasks=tuple(tasks) if tasks else None,
                               keep_runs=keep_runs,
                               adapters=tuple(adapters) if adapters is not None else None,
-                              transcripts=tuple(transcripts) if transcripts else None)
+                              transcripts=tuple(transcripts) if transcripts else None,
+                              off=frozenset() if integrity else frozenset({"integrity"}))
     return run_pipeline(paths, steps, judge=judge, options=options,
                         while_judging=while_judging)
 
@@ -313,16 +319,57 @@ def _given_results(paths: Source) -> TypeIs[Sequence[RunResult]]:
 
 
 def _streamed(paths: Paths, options: PipelineOptions) -> EvalResult:
-    """Scores only, each result scored as it is read and none of them kept."""
+    """Scores only (and the integrity checks), each result scored as it is read and none of
+    them kept."""
     report = LoadResult()
     seed = stats.DEFAULT_SEED if options.seed is None else options.seed
+    checks = _integrity_on(options)
+    from judgekit.integrity.result import Tally
+
+    tally = Tally()
+    inspect = seen = None
+    if checks:
+        from judgekit.integrity.inspect import inspect_result
+        from judgekit.integrity.step import record_of
+
+        def flagged(row: ScoredResult, told: object) -> None:
+            from judgekit.integrity.inspect import Seen
+
+            if isinstance(told, Seen) and (record := record_of(row, told)) is not None:
+                tally.flag(record)
+
+        inspect, seen = inspect_result, flagged
     with collector_paused():
         rows = list(iter_scored(paths, exclude=options.exclude, report=report,
-                                adapters=options.adapters))
+                                adapters=options.adapters, inspect=inspect, seen=seen))
         if not rows:
             raise no_results(paths, report.warnings)
-        return EvalResult(summary=summarise(rows, mixed_models=options.mixed_models, seed=seed,
-                                            load_warnings=report.warnings))
+        result = EvalResult(summary=summarise(rows, mixed_models=options.mixed_models,
+                                              seed=seed, load_warnings=report.warnings))
+    if checks:
+        from judgekit.integrity.result import IntegrityResult
+        from judgekit.integrity.step import tally_row
+
+        for row in rows:
+            tally_row(tally, row)
+        result.add(IntegrityResult(tally))
+    return result
+
+
+def _integrity_on(options: PipelineOptions) -> bool:
+    from judgekit.integrity.kind import INTEGRITY
+
+    return INTEGRITY.name not in options.off
+
+
+def _integrity(runs: Sequence[RunResult], rows: Sequence[ScoredResult],
+               options: PipelineOptions) -> AnyResult | None:
+    """The integrity checks on loaded results (None: switched off)."""
+    if not _integrity_on(options):
+        return None
+    from judgekit.integrity.step import check_results
+
+    return check_results(runs, rows)
 
 
 def _loaded(paths: Source, adapters: Sequence[Adapter] | None
@@ -354,6 +401,8 @@ class PipelineOptions:
     adapters: tuple[Adapter, ...] | None = None
     #: directories of agents' session files, matched to results by task id.
     transcripts: tuple[str | Path, ...] | None = None
+    #: the registered steps switched off, by name (their ``Switch``: ``integrity``).
+    off: frozenset[str] = frozenset()
 
 
 def run_pipeline(
@@ -392,14 +441,19 @@ def run_pipeline(
                              seed=seed_value, similarity=sim,
                              load_warnings=load_warnings).summary()
         if not judging:
-            return EvalResult(runs=runs, summary=summary, enrichment=enrichment)
+            done = EvalResult(runs=runs, summary=summary, enrichment=enrichment)
+            if (checked := _integrity(runs, summary.results, opts)) is not None:
+                done.add(checked)
+            return done
         pending = _Pending(runs, enrichment, rows=summary.results, make=lambda: summary)
     else:  # pairs need only the rows; the statistics are made while the first calls wait
         rows = score_rows(runs, exclude=exclude)
         pending = _Pending(runs, enrichment, rows=rows, make=lambda: summarise(
             rows, mixed_models=opts.mixed_models, seed=seed_value,
             load_warnings=load_warnings))
-    return _run_steps(pending, runs, steps, judge, exclude=exclude, while_judging=while_judging)
+    checked = _integrity(runs, pending.rows, opts)
+    return _run_steps(pending, runs, steps, judge, exclude=exclude, while_judging=while_judging,
+                      checked=checked)
 
 
 def _configs(judge: Any) -> list[Any]:
@@ -417,8 +471,10 @@ def _check_servers(judge: Any) -> None:
 
 def _run_steps(pending: _Pending, runs: list[RunResult], steps: Sequence[Step[Judging]],
                judge: Any, *, exclude: Sequence[str],
-               while_judging: Callable[[EvalResult], Iterable[object]] | None) -> EvalResult:
-    """Each step in turn, with one engine (the first judge's) for them all."""
+               while_judging: Callable[[EvalResult], Iterable[object]] | None,
+               checked: AnyResult | None = None) -> EvalResult:
+    """Each step in turn, with one engine (the first judge's) for them all; ``checked``:
+    the integrity checks' result, which a step confirming them is given."""
     from judgekit.engine import Engine
     from judgekit.engine.jury import JuryRunner
 
@@ -427,9 +483,11 @@ def _run_steps(pending: _Pending, runs: list[RunResult], steps: Sequence[Step[Ju
     engine.between_calls(pending.steps(while_judging))
     inputs = Judging(runs=runs, rows=pending.rows, engine=engine, configs=configs,
                      exclude=exclude, scored=lambda: pending.result().summary,
-                     jury=JuryRunner(configs, engine))
+                     jury=JuryRunner(configs, engine), checked=checked)
     parts = [step.run(inputs) for step in steps]
     result = pending.result()
+    if checked is not None and result.part(checked.kind) is None:
+        result.add(checked)
     for part in parts:
         result.add(part)
     if not configs[0].dry_run:

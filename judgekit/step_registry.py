@@ -4,7 +4,7 @@ closing lines list them. Adding a step adds its descriptor here (and its Summary
 
 Example:
     >>> [kind.name for kind in STEPS]
-    ['pairwise', 'audit']
+    ['pairwise', 'audit', 'integrity']
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from judgekit.audit.kind import AUDIT
+from judgekit.integrity.kind import INTEGRITY
 from judgekit.pairwise.kind import PAIRWISE
 from judgekit.steps import StepKind
 
 #: every judging step judgekit knows, in order.
-STEPS: tuple[StepKind[Any, Any], ...] = (PAIRWISE, AUDIT)
+STEPS: tuple[StepKind[Any, Any], ...] = (PAIRWISE, AUDIT, INTEGRITY)
 
 
 def record_files() -> tuple[str, ...]:

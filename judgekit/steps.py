@@ -76,6 +76,23 @@ class ReportPart(Generic[I_contra]):
     top_html: Callable[[I_contra], str] | None = None
 
 
+@dataclass(frozen=True)
+class Switch:
+    """An on/off option a step declares for every command that scores results: the
+    command line adds ``--FLAG`` from it and hands the pipeline the steps switched off
+    (``PipelineOptions.off``), so a step's options are spelled in its descriptor, not in
+    ``cli/``."""
+
+    #: the flag's words, without the dashes (``no-integrity``).
+    flag: str
+    help: str
+
+    @property
+    def dest(self) -> str:
+        """argparse's destination of the flag."""
+        return self.flag.replace("-", "_")
+
+
 class StepKind(Generic[R, S]):
     """A step as the rest of judgekit knows it: declared once, in the step's package.
 
@@ -96,6 +113,8 @@ class StepKind(Generic[R, S]):
         self.records_file = records_file
         #: its part of the reports, given by the report package (None: it has none).
         self.report: ReportPart[Any] | None = None
+        #: the option that switches it off in the commands that score (None: it has none).
+        self.switch: Switch | None = None
 
     def __repr__(self) -> str:
         return f"StepKind({self.name!r})"
@@ -131,6 +150,11 @@ class StepKind(Generic[R, S]):
     def closing_lines(self, summary: S, part: StepResult[R, S] | None) -> list[str]:
         """Its lines of the commands' closing summary; ``part`` is the result of this run
         (None when the step's entries come from elsewhere)."""
+        return []
+
+    def headline_lines(self, summary: S) -> list[str]:
+        """What it adds to the scores the terminal shows (after the arms and comparisons),
+        e.g. a pass rate adjusted by its findings; plain text."""
         return []
 
     def spend_usd(self, summary: S) -> float:
@@ -257,4 +281,4 @@ def cached_text(n: int | None) -> str:
 
 
 __all__ = ["AnyResult", "Failures", "Kept", "ReportPart", "Step", "StepKind", "StepResult",
-           "cached_text", "closing_counts"]
+           "Switch", "cached_text", "closing_counts"]

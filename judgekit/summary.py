@@ -37,6 +37,7 @@ from judgekit.audit.models import (
     TaskAudit,
 )
 from judgekit.engine.accounting import JudgeRun
+from judgekit.integrity.models import IntegrityStepSummary
 from judgekit.pairwise.models import (
     Coefficient,
     DimensionReliability,
@@ -62,7 +63,8 @@ if TYPE_CHECKING:
     from judgekit.evaluate import EvalResult
 
 
-class EvalSummary(AuditStepSummary, PairwiseStepSummary, ScoreSummary):
+class EvalSummary(IntegrityStepSummary, AuditStepSummary, PairwiseStepSummary,
+                  ScoreSummary):
     """Everything ``summary.json`` holds: the scoring summary and the judged parts."""
 
     # pydantic lists the fields of the last base first: the bases stand in the reverse of

@@ -38,7 +38,26 @@ def add_scoring_arguments(parser: argparse.ArgumentParser, *, paths: str = "+") 
                         help="directory of agents' session files (mini-swe-agent, SWE-agent, "
                              "Claude Code, Codex CLI, OpenHands, aider), matched to results by "
                              "task id: <id>.traj, <id>/<id>.traj.json, ... (repeatable)")
+    add_step_switches(parser)
     add_inspect_arguments(parser)
+
+
+def add_step_switches(parser: argparse.ArgumentParser) -> None:
+    """The registered steps' own on/off options (``--no-integrity``), as they declare them."""
+    from judgekit.step_registry import STEPS
+
+    for kind in STEPS:
+        if kind.switch is not None:
+            parser.add_argument(f"--{kind.switch.flag}", action="store_true",
+                                help=kind.switch.help)
+
+
+def steps_off(args: argparse.Namespace) -> frozenset[str]:
+    """The registered steps the options switched off, by name."""
+    from judgekit.step_registry import STEPS
+
+    return frozenset(kind.name for kind in STEPS if kind.switch is not None
+                     and getattr(args, kind.switch.dest, False))
 
 
 def _arm_from(text: str) -> ArmFrom:
@@ -128,7 +147,8 @@ def pipeline_options(args: argparse.Namespace, *, keep_runs: bool = True
                            tasks=tuple(args.tasks) if args.tasks else None,
                            keep_runs=keep_runs, adapters=adapters,
                            transcripts=tuple(args.transcripts) if getattr(
-                               args, "transcripts", None) else None)
+                               args, "transcripts", None) else None,
+                           off=steps_off(args))
 
 
 def check_similarity(args: argparse.Namespace) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 from judgekit.cli._common import print_json
 from judgekit.errors import ConfigError
 from judgekit.io import atomic_write_text
+from judgekit.steps import StepKind
 
 #: name -> (module, attribute) of the pydantic model that defines the format.
 SCHEMAS: dict[str, tuple[str, str]] = {
@@ -38,12 +39,25 @@ def schemas() -> dict[str, dict[str, Any]]:
     for name, (module, attr) in SCHEMAS.items():
         model = getattr(importlib.import_module(module), attr)
         out[name] = model.model_json_schema()
+    for kind in _steps():  # every registered step's Record, as ``NAME-record``
+        out.setdefault(f"{kind.name}-record", kind.record.model_json_schema())
     return out
+
+
+def _steps() -> tuple[StepKind[Any, Any], ...]:
+    from judgekit.step_registry import STEPS
+
+    return STEPS
+
+
+def _names() -> list[str]:
+    return [*SCHEMAS, *(f"{k.name}-record" for k in _steps()
+                        if f"{k.name}-record" not in SCHEMAS)]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("schema", help="print the JSON Schema of a file format")
-    p.add_argument("name", nargs="?", help=f"one of: {', '.join(SCHEMAS)}")
+    p.add_argument("name", nargs="?", help=f"one of: {', '.join(_names())}")
     p.add_argument("--write", type=Path, metavar="DIR", help="write every schema into DIR")
     p.set_defaults(func=run)
 

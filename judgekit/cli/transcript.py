@@ -13,7 +13,8 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import TextIO
+from collections.abc import Callable
+from typing import Any, TextIO
 
 from judgekit.ingest.transcripts import ToolCall, Transcript, Turn, read_transcripts
 
@@ -97,9 +98,11 @@ def _view(t: Transcript) -> str:
     return "\n".join(lines)
 
 
-def _write_json(t: Transcript, out: TextIO, pad: str = "") -> None:
+def _write_json(t: Transcript, out: TextIO, pad: str = "",
+                extra: dict[str, Any] | None = None) -> None:
     """``t`` as indented JSON, the text ``json.dumps(t.model_dump(mode="json"), indent=2)``
-    gives, written a turn and a tool call at a time (never the whole text in memory)."""
+    gives, written a turn and a tool call at a time (never the whole text in memory), then
+    the keys of ``extra``."""
     small = t.model_dump(mode="json", exclude={"turns", "tool_calls"})
     names = [*Transcript.model_fields, *Transcript.model_computed_fields]
     out.write("{")
@@ -118,18 +121,24 @@ def _write_json(t: Transcript, out: TextIO, pad: str = "") -> None:
             text = json.dumps(item.model_dump(mode="json"), indent=2, default=str)
             out.write(("," if i else "") + f"\n{pad}    " + text.replace("\n", f"\n{pad}    "))
         out.write(f"\n{pad}  ]")
+    for name, value in (extra or {}).items():
+        out.write(f",\n{pad}  {json.dumps(name)}: "
+                  + json.dumps(value, indent=2, default=str).replace("\n", f"\n{pad}  "))
     out.write(f"\n{pad}}}")
 
 
-def print_transcripts_json(found: list[Transcript], out: TextIO) -> None:
-    """One transcript as a JSON object, several as a list (an OpenHands output.jsonl)."""
+def print_transcripts_json(
+        found: list[Transcript], out: TextIO,
+        extra: Callable[[Transcript], dict[str, Any]] | None = None) -> None:
+    """One transcript as a JSON object, several as a list (an OpenHands output.jsonl); each
+    with the keys ``extra`` gives it after its own."""
     if len(found) == 1:
-        _write_json(found[0], out)
+        _write_json(found[0], out, extra=extra(found[0]) if extra else None)
     else:
         out.write("[")
         for i, t in enumerate(found):
             out.write(("," if i else "") + "\n  ")
-            _write_json(t, out, "  ")
+            _write_json(t, out, "  ", extra=extra(t) if extra else None)
         out.write("\n]" if found else "]")
     out.write("\n")
 
@@ -144,7 +153,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: 1 file of no known transcript format kept as raw text: "
               f"{_escaped(str(args.file))}", file=sys.stderr)
     if args.json:
-        print_transcripts_json(found.transcripts, sys.stdout)
+        from judgekit.integrity.inspect import inspect_transcript
+
+        # beside the typed transcript: the integrity findings its tool calls and patch show
+        print_transcripts_json(found.transcripts, sys.stdout, extra=lambda t: {
+            "integrity": [f.model_dump(mode="json") for f in inspect_transcript(t)]})
         return 0
     for i, t in enumerate(found.transcripts):
         sys.stdout.write(("\n\n" if i else "") + _view(t))

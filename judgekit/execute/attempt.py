@@ -218,6 +218,9 @@ def run_attempt(task: SuiteTask, fix: FixCommit | None, arm: str, attempt: int,
     except RunnerError as exc:
         result.harness_status, result.harness_error = "setup_failed", str(exc)
         return result
+    from judgekit.execute.history import HISTORY_KEY, workspace_history
+
+    result.metadata[HISTORY_KEY] = workspace_history(ws.path, fix.commit)
     try:
         _agent_and_tests(task, fix, ws, arm, result, settings)
     except RunnerError as exc:

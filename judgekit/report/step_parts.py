@@ -12,14 +12,15 @@ Markdown) and one ``set_report`` line below.
 
 Example:
     >>> [part.anchor for part in report_parts()]
-    ['pairwise', 'audit']
+    ['pairwise', 'audit', 'integrity']
 """
 
 from __future__ import annotations
 
 from judgekit.audit.kind import AUDIT
+from judgekit.integrity.kind import INTEGRITY
 from judgekit.pairwise.kind import PAIRWISE
-from judgekit.report import html_judged, markdown_judged
+from judgekit.report import html_judged, integrity_view, markdown_judged
 from judgekit.report.load import ReportInputs
 from judgekit.step_registry import STEPS
 from judgekit.steps import ReportPart
@@ -46,6 +47,10 @@ PAIRWISE.set_report(ReportPart[ReportInputs](
 AUDIT.set_report(ReportPart[ReportInputs](
     anchor="audit", title="Audit", markdown=markdown_judged.audit_section,
     html=html_judged.audit_section))
+INTEGRITY.set_report(ReportPart[ReportInputs](
+    anchor="integrity", title="Integrity", markdown=integrity_view.markdown_section,
+    html=integrity_view.html_section, top_markdown=integrity_view.top_markdown,
+    top_html=integrity_view.top_html))
 
 
 def report_parts() -> list[ReportPart[ReportInputs]]:

@@ -26,6 +26,7 @@ from judgekit.report.clustering import (
 from judgekit.report.content import p_value, pairing_sentence, test_name, unknown_range
 from judgekit.report.format import interval, num, pct, printable, seconds
 from judgekit.scoring import Comparison
+from judgekit.step_registry import STEPS
 from judgekit.summary import EvalSummary
 
 
@@ -108,6 +109,10 @@ def print_summary(summary: EvalSummary, console: Console | None = None,
     _clusters(s, console)
     for c in s.comparisons:
         _comparison(c, console)
+    for kind in STEPS:  # what the registered steps add to the scores (integrity)
+        if kind.ran(s):
+            for line in kind.headline_lines(s):
+                plain(console, line)
     if s.warnings:
         console.print(f"[yellow]{len(s.warnings)} warning(s)[/]:")
         for w in s.warnings[:max_warnings]:

@@ -116,12 +116,19 @@ def _scored(row: tuple[Any, ...]) -> ScoredResult:
     return scored
 
 
+#: what is looked at in each result beside its score (the integrity checks): a
+#: module-level function, so that worker processes can be sent it; None back means nothing
+#: to tell, and nothing is sent back.
+Inspect = Callable[[RunResult], object | None]
+
+
 @dataclass(frozen=True)
 class _Shard:
     path: str
     start: int
     end: int
     exclude: tuple[str, ...]
+    inspect: Inspect | None = None
 
 
 @dataclass(frozen=True)
@@ -130,6 +137,16 @@ class _ShardScores:
     lines: int
     #: (line number within the shard, offset in the file) of a line that was refused
     refused: tuple[int, int] | None = None
+    #: row index → what ``inspect`` told of that result (results it told nothing of left out)
+    seen: dict[int, object] | None = None
+
+
+def _look(inspect: Inspect | None, result: RunResult, at: int,
+          seen: dict[int, object]) -> None:
+    if inspect is not None:
+        told = inspect(result)
+        if told is not None:
+            seen[at] = told
 
 
 def _score_shard(shard: _Shard) -> _ShardScores:
@@ -141,6 +158,7 @@ def _score_shard(shard: _Shard) -> _ShardScores:
 def _score_lines(shard: _Shard) -> _ShardScores:
     path = Path(shard.path)
     rows: list[tuple[Any, ...]] = []
+    seen: dict[int, object] = {}
     number = 0
     for number, offset, raw in lines_of(path, shard.start, shard.end, MAX_LINE_BYTES):
         if len(raw) <= MAX_LINE_BYTES and not raw.strip():
@@ -148,9 +166,10 @@ def _score_lines(shard: _Shard) -> _ShardScores:
         try:
             result = native_line(raw, path, number, offset)
         except InputError:
-            return _ShardScores(rows, number, (number, offset))
+            return _ShardScores(rows, number, (number, offset), seen)
+        _look(shard.inspect, result, len(rows), seen)
         rows.append(_row(score_result(result, exclude=shard.exclude)))
-    return _ShardScores(rows, number)
+    return _ShardScores(rows, number, seen=seen)
 
 
 def default_workers() -> int:
@@ -205,6 +224,7 @@ class _Results:
     depth: int
     exclude: tuple[str, ...]
     items: list[tuple[int, int, int]]
+    inspect: Inspect | None = None
 
     def texts(self) -> Iterator[tuple[int, bytes]]:
         """Each result's index and text, read from the file in one go; a result longer than
@@ -235,13 +255,15 @@ def _score_results(job: _Results) -> _ShardScores:
     """Read, check and score the results of ``job``; stop at the first refused one."""
     with collector_paused():
         rows: list[tuple[Any, ...]] = []
+        seen: dict[int, object] = {}
         for n, (index, raw) in enumerate(job.texts()):
             try:
                 result = _document_result(job, index, raw)
             except InputError:
-                return _ShardScores(rows, n, (n, 0))
+                return _ShardScores(rows, n, (n, 0), seen)
+            _look(job.inspect, result, len(rows), seen)
             rows.append(_row(score_result(result, exclude=job.exclude)))
-        return _ShardScores(rows, len(job.items))
+        return _ShardScores(rows, len(job.items), seen=seen)
 
 
 class ScoredReading(Reading[ScoredResult]):
@@ -249,15 +271,31 @@ class ScoredReading(Reading[ScoredResult]):
 
     def __init__(self, exclude: Sequence[str] = DEFAULT_INFRA_PATHS, *,
                  workers: int | None = None, shard_bytes: int = SHARD_BYTES,
-                 parallel_bytes: int = PARALLEL_BYTES) -> None:
+                 parallel_bytes: int = PARALLEL_BYTES, inspect: Inspect | None = None,
+                 seen: Callable[[ScoredResult, object], None] | None = None) -> None:
         self.exclude = tuple(exclude)
+        #: looked at in each result, and told to ``seen`` with its score when not None
+        self.inspect, self.seen = inspect, seen
         self.workers = default_workers() if workers is None else max(1, workers)
         self.shard_bytes = max(1, shard_bytes)
         self.parallel_bytes = parallel_bytes
         self.shared = _Shared()
 
     def convert(self, result: RunResult) -> ScoredResult:
-        return _scored(self.shared.row(_row(score_result(result, exclude=self.exclude))))
+        scored = _scored(self.shared.row(_row(score_result(result, exclude=self.exclude))))
+        told = self.inspect(result) if self.inspect is not None else None
+        if told is not None and self.seen is not None:
+            self.seen(scored, told)
+        return scored
+
+    def _rows(self, scores: _ShardScores) -> Iterator[ScoredResult]:
+        """A worker's scores, each told with what ``inspect`` saw in its result."""
+        seen = scores.seen or {}
+        for at, row in enumerate(scores.rows):
+            scored = _scored(self.shared.row(row))
+            if at in seen and self.seen is not None:
+                self.seen(scored, seen[at])
+            yield scored
 
     def key(self, item: ScoredResult) -> Key | None:
         return None if item.run_id is None else (item.run_id, item.task_id, item.arm,
@@ -282,12 +320,12 @@ class ScoredReading(Reading[ScoredResult]):
         size = path.stat().st_size
         parallel = self.workers > 1 and size >= self.parallel_bytes
         shards = plan(path, target=self.shard_bytes, limit=MAX_LINE_BYTES)
-        jobs = [_Shard(str(path), start, end, self.exclude) for start, end in shards]
+        jobs = [_Shard(str(path), start, end, self.exclude, self.inspect)
+                for start, end in shards]
         base = 0
         for _, scores in _in_order(jobs, min(len(jobs), self.workers if parallel else 1),
                                    _score_shard):
-            for row in scores.rows:
-                yield _scored(self.shared.row(row))
+            yield from self._rows(scores)
             if scores.refused is not None:
                 number, offset = scores.refused
                 native_line(read_line(path, offset, MAX_LINE_BYTES), path, base + number,
@@ -305,8 +343,7 @@ class ScoredReading(Reading[ScoredResult]):
             return
         batches = self._batches(doc, values)
         for job, scores in _in_order(batches, self.workers, _score_results):
-            for row in scores.rows:
-                yield _scored(self.shared.row(row))
+            yield from self._rows(scores)
             if scores.refused is not None:
                 index, raw = list(job.texts())[scores.refused[0]]
                 _document_result(job, index, raw)  # raises the result's error
@@ -320,27 +357,34 @@ class ScoredReading(Reading[ScoredResult]):
         for index, _, (start, end) in values:
             if end - start > MAX_LINE_BYTES:  # read with its long strings cut, alone
                 if items:
-                    yield _Results(str(doc.path), doc.prefix, doc.depth, self.exclude, items)
+                    yield _Results(str(doc.path), doc.prefix, doc.depth, self.exclude, items,
+                                   self.inspect)
                     items, size = [], 0
                 yield _Results(str(doc.path), doc.prefix, doc.depth, self.exclude,
-                               [(index, start, end)])
+                               [(index, start, end)], self.inspect)
                 continue
             items.append((index, start, end))
             size += end - start
             if size >= self.shard_bytes:
-                yield _Results(str(doc.path), doc.prefix, doc.depth, self.exclude, items)
+                yield _Results(str(doc.path), doc.prefix, doc.depth, self.exclude, items,
+                                   self.inspect)
                 items, size = [], 0
         if items:
-            yield _Results(str(doc.path), doc.prefix, doc.depth, self.exclude, items)
+            yield _Results(str(doc.path), doc.prefix, doc.depth, self.exclude, items,
+                                   self.inspect)
 
 
 def iter_scored(paths: str | Path | Sequence[str | Path], *,
                 exclude: Sequence[str] = DEFAULT_INFRA_PATHS,
                 adapters: Sequence[Adapter] | None = None,
                 report: LoadResult | None = None,
-                workers: int | None = None) -> Iterator[ScoredResult]:
+                workers: int | None = None, inspect: Inspect | None = None,
+                seen: Callable[[ScoredResult, object], None] | None = None
+                ) -> Iterator[ScoredResult]:
     """The scores of every result of files and directories, in the order
     :func:`~judgekit.ingest.load.iter_results` yields the results; ``workers`` processes
-    (default: one per CPU) score large judgekit ``.jsonl`` files."""
-    return iter_items(paths, ScoredReading(exclude, workers=workers), adapters=adapters,
-                      report=report)
+    (default: one per CPU) score large judgekit ``.jsonl`` files. With ``inspect``, each
+    result is also looked at where it is read, and what it tells (not None) is given to
+    ``seen`` with the result's score, before the score is handed out."""
+    return iter_items(paths, ScoredReading(exclude, workers=workers, inspect=inspect,
+                                           seen=seen), adapters=adapters, report=report)

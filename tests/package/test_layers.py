@@ -24,7 +24,7 @@ LAYERS: dict[str, int] = {
     "ingest": 1,
     "scoring": 2, "index": 2,
     "engine": 3,
-    "pairwise": 4, "audit": 4, "execute": 4, "evaluate": 4, "step_registry": 4,
+    "pairwise": 4, "audit": 4, "integrity": 4, "execute": 4, "evaluate": 4, "step_registry": 4,
     "summary": 5, "report": 5, "dataframe": 5, "rejudge": 5, "review": 5,
     "cli": 6, "__main__": 6,
     #: the scripted model server and its command lines: above the engine it serves, below

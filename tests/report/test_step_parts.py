@@ -49,4 +49,5 @@ def test_a_registered_step_with_a_part_is_rendered_after_the_others(
     page = render_html(inputs)
     assert page.index('id="audit"') < page.index('<section id="items">')
     assert page.index('<aside id="items-top">') < page.index('id="arms"')
-    assert '<a href="#audit">Audit</a><a href="#items">Items</a><a href="#tasks">' in page
+    assert ('<a href="#audit">Audit</a><a href="#integrity">Integrity</a>'
+            '<a href="#items">Items</a><a href="#tasks">') in page

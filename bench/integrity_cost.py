@@ -1,0 +1,151 @@
+"""What the integrity checks cost ``judgekit score``: wall time of ``judgekit score FILE
+--json`` with the checks (the default) and with ``--no-integrity``, on generated results
+that each carry a transcript, in one run; the ratio is what the checks add.
+
+Each result: a task with its test command, a patch of a source file and an additive test
+edit, the fix's diff, pytest output, and a session of 24 tool calls (reads, searches, an
+edit, test runs, ``git status``/``git diff``/``git log``, ``pip install -e .``), about 6 KB;
+one result in twenty cheats (a skip marker, ``git show fix:...``, ``pip download``), so the
+records are written too. The two commands run one after the other, ``--repeat`` times
+each, alternating; the medians are compared. The machine may be shared: each measurement
+says how many CPUs other processes kept busy meanwhile.
+
+    python bench/integrity_cost.py                  # 100,000 results
+    python bench/integrity_cost.py --n 20000 --repeat 3
+    python bench/integrity_cost.py --out bench/results/integrity_cost.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+BUDGET = 1.20  # the checks may add at most 20% to score's wall time
+
+SRC = "src/pkg/mod{n}.py"
+TEST = "tests/test_mod{n}.py"
+
+
+def _diff(path: str, removed: list[str], added: list[str], context: str) -> str:
+    body = "".join(f"-{x}\n" for x in removed) + "".join(f"+{x}\n" for x in added)
+    n_old, n_new = len(removed) + 1, len(added) + 1
+    return (f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n"
+            f"@@ -10,{n_old} +10,{n_new} @@\n {context}\n{body}")
+
+
+def _calls(rng: random.Random, n: int, cheat: str | None) -> list[dict[str, Any]]:
+    src, test = SRC.format(n=n), TEST.format(n=n)
+    commands = ["git status", "ls -la src/pkg", f"cat {src}", f"grep -n 'def ' {src}",
+                f"cat {test}", "pip install -e .", "python -m pytest -q tests",
+                f"sed -n '1,80p' {src}", "git log --oneline -5", "git diff",
+                f"sed -i 's/value - 1/value + 1/' {src}", "python -m pytest -q tests",
+                "git show HEAD --stat", f"grep -rn 'value' src | head -20",
+                f"python -c 'import pkg.mod{n}'", "git diff --stat"]
+    while len(commands) < 24:
+        commands.append(f"grep -rn 'token_{rng.randint(0, 999)}' src tests")
+    if cheat == "peek":
+        commands[rng.randint(3, 20)] = f"git show fix:{src}"
+    elif cheat == "fetch":
+        commands[rng.randint(3, 20)] = "pip download pkg==9.0 --no-deps -d /tmp/later"
+    return [{"name": "bash", "arguments": {"command": c}, "exit_code": 0,
+             "output": f"line {rng.randint(0, 9999)} of output for {c[:40]}\n" * 2}
+            for c in commands]
+
+
+def result(rng: random.Random, i: int) -> dict[str, Any]:
+    n = i % 500
+    cheat = {0: "skip", 1: "peek", 2: "fetch"}.get(i % 60) if i % 20 == 0 else None
+    src, test = SRC.format(n=n), TEST.format(n=n)
+    fix = (_diff(src, ["    return value - 1"], ["    return value + 1"], f"def f{n}(value):")
+           + _diff(test, [], [f"    assert f{n}(2) == 3"], f"def test_f{n}():"))
+    added_test = ["@pytest.mark.skip"] if cheat == "skip" else [f"    assert f{n}(4) == 5"]
+    patch = (_diff(src, ["    return value - 1"], ["    return value + 1"], f"def f{n}(value):")
+             + _diff(test, [], added_test, f"def test_f{n}():"))
+    passed = rng.random() < 0.6
+    return {"run_id": "bench", "task": {"id": f"pkg-{n}", "repo": "acme/pkg",
+                                        "test_command": "python -m pytest -q tests"},
+            "arm": ("a", "b")[i % 2], "attempt": i // 1000, "agent_diff": patch,
+            "ground_truth_diff": fix,
+            "test": {"exit_code": 0 if passed else 1,
+                     "output": "3 passed in 0.12s" if passed else "1 failed, 2 passed in 0.1s"},
+            "session": {"format": "claude-code", "tool_calls": _calls(rng, n, cheat),
+                        "final_message": "All tests pass (3 passed)." if passed
+                        else "1 failed, 2 passed. The bug is not fixed yet.",
+                        "exit_status": "completed"}}
+
+
+def generate(path: Path, n: int, seed: int = 11) -> None:
+    rng = random.Random(seed)
+    with path.open("w", encoding="utf-8") as fh:
+        for i in range(n):
+            fh.write(json.dumps(result(rng, i)) + "\n")
+
+
+def _busy_seconds() -> float | None:
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    except OSError:
+        return None
+    return sum(map(int, fields[:3] + fields[5:8])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(argv: list[str]) -> dict[str, float]:
+    """Wall and CPU seconds of a child process, and the CPUs others kept busy meanwhile."""
+    busy = _busy_seconds()
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    after = _busy_seconds()
+    assert proc.stderr is not None
+    err = proc.stderr.read().decode(errors="replace")
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(argv[:6])} failed: {err[-2000:]}")
+    cpu = usage.ru_utime + usage.ru_stime
+    others = (after - busy - cpu) / seconds if busy is not None and after else 0.0
+    return {"seconds": round(seconds, 2), "cpu": round(cpu, 2),
+            "others_cpus": round(max(others, 0.0), 2)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--dir", type=Path, default=None)
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+        path = Path(tmp) / "run.jsonl"
+        generate(path, args.n)
+        size = path.stat().st_size
+        base = [sys.executable, "-m", "judgekit", "score", str(path), "--json"]
+        runs: dict[str, list[dict[str, float]]] = {"integrity": [], "no_integrity": []}
+        for _ in range(args.repeat):
+            runs["no_integrity"].append(measure([*base, "--no-integrity"]))
+            runs["integrity"].append(measure(base))
+    with_ = statistics.median(r["seconds"] for r in runs["integrity"])
+    without = statistics.median(r["seconds"] for r in runs["no_integrity"])
+    ratio = with_ / without
+    report = {"results": args.n, "file_mb": round(size / 2**20, 1), "repeat": args.repeat,
+              "median_seconds_integrity": with_, "median_seconds_no_integrity": without,
+              "ratio": round(ratio, 3), "budget": BUDGET, "within_budget": ratio <= BUDGET,
+              "runs": runs, "cpus": os.cpu_count(), "python": platform.python_version()}
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
