@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,6 @@ pytest.importorskip("inspect_ai")
 
 from judgekit.cli import main  # noqa: E402
 from judgekit.testing import FakeAPIServer  # noqa: E402
-from tests.clirun import judgekit  # noqa: E402
 from tests.ingest import inspect_evals as ev  # noqa: E402
 
 JUDGE = "openai:gpt-4.1-mini"
@@ -33,11 +33,17 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     ev.run(ev.swe_calc(errors="s5"), logs, "eval", ev.BASELINE, metadata={"arm": "baseline"})
     ev.run(ev.swe_calc(), logs, "eval", ev.CONTEXT, metadata={"arm": "context"})
     out = root / "out"
-    with FakeAPIServer() as server:
-        proc = judgekit("judge", logs, "--judge", JUDGE, "--out", out, "--no-audit",
-                        "--no-similarity", env={**server.env(), "OPENAI_API_KEY": "test-key",
-                                                "JUDGEKIT_CACHE": str(root / "c.sqlite")})
-    assert proc.returncode == 0, proc.stderr
+    saved = dict(os.environ)
+    try:
+        with FakeAPIServer() as server:
+            os.environ.update({**server.env(), "OPENAI_API_KEY": "test-key",
+                               "JUDGEKIT_CACHE": str(root / "c.sqlite")})
+            code = main(["judge", str(logs), "--judge", JUDGE, "--out", str(out),
+                         "--no-audit", "--no-similarity"])
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    assert code == 0
     return logs, out
 
 
