@@ -110,3 +110,39 @@ def test_a_copy_over_the_original_is_refused(judged: tuple[Path, Path],
     assert main(["export", "inspect", str(out), str(original), "--to", str(logs)]) == 2
     assert "overwrite the original" in capsys.readouterr().err
     assert _digest(original) == before
+
+
+def test_audit_and_integrity_records_become_scores(judged: tuple[Path, Path], tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    from inspect_ai.log import read_eval_log
+
+    logs, out = judged
+    mine = tmp_path / "out"
+    shutil.copytree(out, mine)
+    pair = json.loads((out / "pairwise.jsonl").read_text().splitlines()[0])
+    task, arm, attempt = pair["task_id"], pair["arm_a"], pair["attempt_a"]
+    verdict = {"score": 1, "deficiency_exists": True, "deficiency_caused_failure": True,
+               "deficiency_type": "Broken Check", "existence_reasoning": "the test is wrong",
+               "causation_reasoning": "so the fix fails", "evidence": "line 3"}
+    (mine / "audit.jsonl").write_text(json.dumps(
+        {"task_id": task, "arm": arm, "attempt": attempt, "test_status": "failed",
+         "state": "valid", "verdict": verdict, "deficiency_type": "Broken Check"}) + "\n")
+    (mine / "integrity.jsonl").write_text(json.dumps(
+        {"task_id": task, "arm": arm, "attempt": attempt, "finding": "reads the tests"}) + "\n")
+    originals = sorted(logs.glob("*.eval"))
+    dest = tmp_path / "copies"
+    assert main(["export", "inspect", str(mine), *map(str, originals), "--to", str(dest)]) == 0
+    capsys.readouterr()
+    found = []
+    for original in originals:
+        log = read_eval_log(str(dest / original.name))
+        for sample in log.samples or []:
+            scores = sample.scores or {}
+            if "judgekit_audit" in scores:
+                found.append((f"{log.eval.task}/{sample.id}", log.eval.metadata["arm"],
+                              scores["judgekit_audit"].value, scores["judgekit_audit"].answer,
+                              scores["judgekit_integrity"].value,
+                              scores["judgekit_integrity"].explanation))
+    assert found == [(task, arm, 1, "Broken Check", 1, "reads the tests")]
