@@ -36,6 +36,7 @@ COMMANDS: tuple[str, ...] = (
     "compare",
     "index",
     "transcript",
+    "export",
 )
 
 #: Sub-commands whose ``--out DIR`` receives an evaluation's files (checked before any work).

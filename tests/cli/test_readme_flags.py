@@ -11,7 +11,7 @@ from tests.clirun import judgekit
 from tests.conftest import ROOT
 
 #: Sub-commands with a sub-command of their own (``judgekit suite verify``).
-NESTED = {"suite", "rubrics"}
+NESTED = {"suite", "rubrics", "export"}
 
 
 #: The pages whose commands and flags are checked; docs/cli.md is generated from the parser.

@@ -182,7 +182,7 @@ def test_an_unknown_document_names_the_plugin_format(tiny_site: Path, tmp_path: 
     run.write_text(json.dumps({"something": "else"}), encoding="utf-8")
     proc = run_judgekit(tiny_site, tmp_path, "score", str(run))
     assert proc.returncode != 0
-    assert "tried: judgekit, bobbin, hal, swebench, inspect, tinyformat" in proc.stderr
+    assert "tried: judgekit, harbor, bobbin, hal, swebench, inspect, tinyformat" in proc.stderr
 
 
 def test_rubrics_list_and_show_a_plugin_rubric(tiny_site: Path, tmp_path: Path) -> None:
@@ -228,7 +228,7 @@ def test_a_plugin_that_fails_is_reported_and_the_rest_works(broken_site: Path,
     run.write_text(json.dumps(TINY_RUN), encoding="utf-8")
     refused = run_judgekit(broken_site, tmp_path, "score", str(run))
     assert refused.returncode == 2
-    assert "(tried: judgekit, bobbin, hal, swebench, inspect); plug-in judgekit.adapters:" \
+    assert "(tried: judgekit, harbor, bobbin, hal, swebench, inspect); plug-in judgekit.adapters:" \
         "missing (from brokenplug) not loaded" in refused.stderr
 
 
@@ -323,9 +323,9 @@ def test_plugin_adapters_come_after_the_builtins_and_bad_ones_are_named(
                               "dup": _Named("hal"), "not-one": object(), "fails": failing})
     adapters = make_adapters()
     assert [a.name for a in adapters] == [
-        "judgekit", "bobbin", "hal", "swebench", "inspect", "alpha", "beta"]
-    assert make_adapters()[6] is adapters[6]  # an instance is shared, a factory called anew
-    assert make_adapters()[5] is not adapters[5]
+        "judgekit", "harbor", "bobbin", "hal", "swebench", "inspect", "alpha", "beta"]
+    assert make_adapters()[7] is adapters[7]  # an instance is shared, a factory called anew
+    assert make_adapters()[6] is not adapters[6]
     problems = adapters.problems
     assert problems[0] == ("plug-in judgekit.adapters:gone (from fakeplug) not loaded: "
                            "ImportError: gone")

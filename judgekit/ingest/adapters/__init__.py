@@ -13,10 +13,10 @@ judgekit's own adapters come first; other installed packages add theirs through 
 other package.
 
 Example:
-    >>> [a.name for a in make_adapters()][:5]
-    ['judgekit', 'bobbin', 'hal', 'swebench', 'inspect']
-    >>> known_formats(make_adapters()[:5])
-    'judgekit, bobbin, hal, swebench, inspect'
+    >>> [a.name for a in make_adapters()][:6]
+    ['judgekit', 'harbor', 'bobbin', 'hal', 'swebench', 'inspect']
+    >>> known_formats(make_adapters()[:6])
+    'judgekit, harbor, bobbin, hal, swebench, inspect'
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ turns those into warnings.
 
 Example:
     >>> list(BUILTIN)
-    ['judgekit', 'bobbin', 'hal', 'swebench', 'inspect']
-    >>> [a.name for a in make_adapters()][:5] == list(BUILTIN)
+    ['judgekit', 'harbor', 'bobbin', 'hal', 'swebench', 'inspect']
+    >>> [a.name for a in make_adapters()][:6] == list(BUILTIN)
     True
 """
 
@@ -29,6 +29,7 @@ from typing import Any
 from judgekit.plugins import GROUPS, Plugin, PluginProblem, load_group
 from judgekit.ingest.adapters.bobbin import BobbinAdapter
 from judgekit.ingest.adapters.hal import HalAdapter
+from judgekit.ingest.adapters.harbor import HarborAdapter
 from judgekit.ingest.adapters.inspect_log import InspectAdapter
 from judgekit.ingest.adapters.inspect_options import InspectOptions
 from judgekit.ingest.adapters.native import NativeAdapter
@@ -40,6 +41,7 @@ GROUP = GROUPS["adapters"]
 #: judgekit's own adapters by format name, in the order they are tried.
 BUILTIN: dict[str, Callable[..., Adapter]] = {
     "judgekit": NativeAdapter,
+    "harbor": HarborAdapter,
     "bobbin": BobbinAdapter,
     "hal": HalAdapter,
     "swebench": SweBenchAdapter,

@@ -72,6 +72,9 @@ class Transcript(_Model):
     source: str | None = Field(None, description="The file it was read from.")
     task_id: str | None = Field(None, description="The task, where the file names it.")
     model: str | None = None
+    agent: str | None = Field(None, description="The agent's name, where the file names it "
+                                                "(an ATIF trajectory's agent.name).")
+    agent_version: str | None = Field(None, description="The agent's version, where recorded.")
     turns: list[Turn] = Field(default_factory=list)
     tool_calls: list[ToolCall] = Field(default_factory=list)
     patch: str | None = Field(None, description="The final patch, where the file holds one.")

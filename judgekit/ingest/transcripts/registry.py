@@ -11,7 +11,7 @@ when read: provider keys and secret-looking values become ``[redacted]``, counte
 
 Example:
     >>> list(BUILTIN)
-    ['mini-swe-agent', 'swe-agent', 'claude-code', 'codex', 'openhands', 'aider']
+    ['mini-swe-agent', 'swe-agent', 'claude-code', 'codex', 'openhands', 'aider', 'atif']
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any
 
 from judgekit.errors import InputError
 from judgekit.ingest.transcripts.aider import AiderReader
+from judgekit.ingest.transcripts.atif import AtifReader
 from judgekit.ingest.transcripts.claude_code import ClaudeCodeReader
 from judgekit.ingest.transcripts.codex import CodexReader
 from judgekit.ingest.transcripts.files import read_capped
@@ -46,6 +47,7 @@ BUILTIN: dict[str, Callable[[], TranscriptReader]] = {
     "codex": CodexReader,
     "openhands": OpenHandsReader,
     "aider": AiderReader,
+    "atif": AtifReader,
 }
 
 #: The largest session file read (bytes); a larger one is an input error, not a hang.
