@@ -92,7 +92,7 @@ class EvalSummary(AuditStepSummary, PairwiseStepSummary, ScoreSummary):
         return self.model_dump_json(indent=2, exclude=self._not_given()) + "\n"
 
     def json_chunks(self) -> Iterator[str]:
-        """``dumps(self.as_json())`` (what ``--json`` prints) piece by piece: the results
+        """``dumps(self.as_json())`` (what the JSON option prints) piece by piece: the results
         are written a batch at a time, never all at once."""
         left_out = self._not_given()
         data = self.model_dump(mode="json", exclude=left_out | {"results"})
