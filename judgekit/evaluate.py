@@ -26,7 +26,7 @@ from judgekit import stats
 from judgekit.diffs import DEFAULT_INFRA_PATHS
 from judgekit.engine.accounting import JudgeRun
 from judgekit.gcpause import collector_paused
-from judgekit.ingest.load import LoadResult, load_runs_result, no_results
+from judgekit.ingest.load import LoadResult, iter_results, load_runs_result, no_results
 from judgekit.ingest.adapters import Adapter
 from judgekit.ingest.enrich import Enrichment
 from judgekit.ingest.models import RunResult
@@ -69,6 +69,9 @@ class EvalResult:
     enrichment: Enrichment | None = None
     #: the judge model, how it was asked and what it received (``summary["judge"]``).
     judge: JudgeRun | None = None
+    #: when the loaded results were scored as read and not kept (``runs`` empty): reads
+    #: them again, one at a time, in the order of ``summary.results``.
+    reread: Callable[[], Iterator[RunResult]] | None = field(default=None, repr=False)
 
     @property
     def scoring(self) -> ScoreResult:
@@ -345,7 +348,8 @@ def _streamed(paths: Paths, options: PipelineOptions) -> EvalResult:
         if not rows:
             raise no_results(paths, report.warnings)
         result = EvalResult(summary=summarise(rows, mixed_models=options.mixed_models,
-                                              seed=seed, load_warnings=report.warnings))
+                                              seed=seed, load_warnings=report.warnings),
+                            reread=lambda: iter_results(paths, adapters=options.adapters))
     if checks:
         from judgekit.integrity.result import IntegrityResult
         from judgekit.integrity.step import tally_row

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -182,3 +183,40 @@ def dumps(value: Any) -> str:
     _mark(value, 0, marks)
     text = _swapped(value, marks)
     return text if text is not None else _dumps(value, 0, marks)
+
+
+def spliced(text: str, key: str, parts: Iterable[str], *, level: int = 1) -> Iterator[str]:
+    """``text`` (indented JSON of an object, ``indent=2``) with its top-level ``key``, whose
+    value there is ``[]``, holding the list whose items' texts ``parts`` gives in batches:
+    each part is the indented JSON of a non-empty list of items, written at the top level
+    (``"[\\n  ...\\n]"``). The text comes piece by piece, the list never whole, and equals
+    the whole value written at once."""
+    mark = f'\n{"  " * level}{json.dumps(key)}: []'
+    at = text.index(mark) + len(mark) - 2  # where its "[]" starts
+    yield text[:at]
+    first = True
+    for part in parts:
+        inner = _indented(part[2:-2], level) if level else part[2:-2]
+        yield ("[\n" if first else ",\n") + "  " * level + inner
+        first = False
+    yield ("[]" if first else "\n" + "  " * level + "]") + text[at + 2:]
+
+
+def dumps_chunks(value: dict[str, Any], key: str, items: Iterable[Any],
+                 batch: int = 1000) -> Iterator[str]:
+    """:func:`dumps` of ``value`` with its top-level ``key`` holding ``items`` (``value[key]``
+    is ignored), piece by piece: ``items`` is read and written ``batch`` at a time."""
+    head = dumps({**value, key: []})
+    return spliced(head, key, (dumps(chunk) for chunk in batched(items, batch)))
+
+
+def batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    """``items`` in lists of ``size`` (the last one shorter)."""
+    chunk: list[Any] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

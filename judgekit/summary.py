@@ -24,9 +24,10 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, TypeAdapter
 
 from judgekit.audit.models import (
     AuditJury,
@@ -57,7 +58,8 @@ from judgekit.pairwise.models import (
     SizeControl,
     SizeLean,
 )
-from judgekit.scoring.models import ScoreSummary
+from judgekit.jsontext import batched, dumps, dumps_chunks, spliced
+from judgekit.scoring.models import ScoredResult, ScoreSummary
 
 if TYPE_CHECKING:
     from judgekit.evaluate import EvalResult
@@ -90,6 +92,34 @@ class EvalSummary(IntegrityStepSummary, AuditStepSummary, PairwiseStepSummary,
     def to_json_text(self) -> str:
         """``summary.json``'s text."""
         return self.model_dump_json(indent=2, exclude=self._not_given()) + "\n"
+
+    def json_chunks(self) -> Iterator[str]:
+        """``dumps(self.as_json())`` (what the JSON option prints) piece by piece: the results
+        are written a batch at a time, never all at once."""
+        left_out = self._not_given()
+        data = self.model_dump(mode="json", exclude=left_out | {"results"})
+        if "results" in left_out:
+            yield dumps(data)
+            return
+        yield from dumps_chunks({"results": [], **data}, "results",
+                                (r.json_dict() for r in self.results), batch=_BATCH)
+
+    def text_chunks(self) -> Iterator[str]:
+        """:meth:`to_json_text` piece by piece, the results a batch at a time."""
+        left_out = self._not_given()
+        if "results" in left_out or not self.results:
+            yield self.to_json_text()
+            return
+        head = self.model_copy(update={"results": []}).model_dump_json(indent=2,
+                                                                        exclude=left_out)
+        rows = _ROWS.dump_json
+        yield from spliced(head, "results", (rows(chunk, indent=2).decode("utf-8")
+                                             for chunk in batched(self.results, _BATCH)))
+        yield "\n"
+
+
+_ROWS: TypeAdapter[list[ScoredResult]] = TypeAdapter(list[ScoredResult])
+_BATCH = 1000
 
 
 def summary_of(result: EvalResult) -> EvalSummary:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -174,6 +175,15 @@ def print_json(data: Any) -> None:
     from judgekit.jsontext import dumps
 
     sys.stdout.write(dumps(data) + "\n")
+
+
+def print_json_chunks(chunks: Iterable[str]) -> None:
+    """Indented JSON made piece by piece (e.g. :meth:`EvalSummary.json_chunks`) on stdout,
+    as :func:`print_json` writes it whole."""
+    write = sys.stdout.write
+    for chunk in chunks:
+        write(chunk)
+    write("\n")
 
 
 def say(message: str) -> None:

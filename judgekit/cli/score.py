@@ -10,7 +10,7 @@ from judgekit.cli._common import (
     add_scoring_arguments,
     announce_similarity,
     pipeline_options,
-    print_json,
+    print_json_chunks,
     say,
 )
 
@@ -65,8 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from judgekit.summary import summary_of
 
     announce_similarity(args)
-    result = run_pipeline(args.paths, [],
-                          options=pipeline_options(args, keep_runs=args.out is not None))
+    result = run_pipeline(args.paths, [], options=pipeline_options(args, keep_runs=False))
     tasks = tasks_line(result)
     if tasks:
         say(tasks)
@@ -74,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         summary = summary_of(result)
         report = write_reports(result, args.out, summary=summary) if args.out else None
         if args.json:
-            print_json(summary.as_json())
+            print_json_chunks(summary.json_chunks())
         else:
             print_summary(summary, spell=spell)
     for line in transcript_lines(summary.arms):

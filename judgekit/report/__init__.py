@@ -41,13 +41,18 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from judgekit.errors import InputError
+from judgekit.ingest import RunResult
 from judgekit.io import atomic_write_text
+from judgekit.report.content import shown_results
+from judgekit.scoring import ScoredResult
 from judgekit.outputs import REPORT_HTML, REPORT_MD, RESULTS_FILE, RUNS_FILE, SUMMARY_FILE
 from judgekit.report.html import html_parts, render_html
 from judgekit.report.load import ReportInputs, load_report_dir
@@ -86,19 +91,50 @@ def _json_lines(models: Iterable[BaseModel], made: Callable[[Any], str | None] |
         yield (line if line is not None else m.model_dump_json()) + "\n"
 
 
-def _write_set(inputs: ReportInputs, out: Path) -> None:
+def _runs_again(reread: Callable[[], Iterator[RunResult]], results: Sequence[ScoredResult],
+                path: Path) -> list[RunResult]:
+    """Write ``runs.jsonl`` from the results read again, one at a time; return the ones the
+    reports show one by one. Each must be the result scored at its place."""
+    keep = len(shown_results(results))
+    kept: list[RunResult] = []
+    n = 0
+    with open(path, "w", encoding="utf-8") as f:
+        for run in reread():
+            scored = results[n] if n < len(results) else None
+            if scored is None or (run.run_id, run.task_id, run.arm, run.attempt) != (
+                    scored.run_id, scored.task_id, scored.arm, scored.attempt):
+                raise InputError("(run files)", None, "changed while judgekit read them "
+                                 f"(result {n + 1} differs between two readings): nothing "
+                                 "written; run again")
+            f.write(run.model_dump_json() + "\n")
+            if n < keep:
+                kept.append(run)
+            n += 1
+    if n != len(results):
+        raise InputError("(run files)", None, f"changed while judgekit read them ({n} results "
+                         f"on the second reading, {len(results)} on the first): nothing "
+                         "written; run again")
+    return kept
+
+
+def _write_set(inputs: ReportInputs, out: Path,
+               reread: Callable[[], Iterator[RunResult]] | None = None) -> None:
     # Parts a step did not produce stay out of the file, as they are absent from the result.
-    (out / SUMMARY_FILE).write_text(inputs.summary.to_json_text(), encoding="utf-8")
+    # Every file is written a piece at a time: none is ever held whole.
+    _write_parts(out / SUMMARY_FILE, inputs.summary.text_chunks())
     prepared = inputs.prepared
     _write_parts(out / RESULTS_FILE, _json_lines(
         inputs.summary.results, prepared.scored_line if prepared is not None else None))
-    _write_parts(out / RUNS_FILE, _json_lines(
-        inputs.runs, prepared.json_line if prepared is not None else None))
+    if reread is None:
+        _write_parts(out / RUNS_FILE, _json_lines(
+            inputs.runs, prepared.json_line if prepared is not None else None))
+    else:
+        inputs = replace(inputs, runs=_runs_again(reread, inputs.summary.results,
+                                                  out / RUNS_FILE))
     for kind in STEPS:
         records = inputs.records_of(kind)
         if records and kind.records_file is not None:
-            (out / kind.records_file).write_text(
-                "".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
+            _write_parts(out / kind.records_file, _json_lines(records, None))
     (out / REPORT_MD).write_text(render_markdown(inputs), encoding="utf-8")
     _write_parts(out / REPORT_HTML, html_parts(inputs))
 
@@ -116,7 +152,8 @@ def write_reports(result: EvalResult, out_dir: str | Path, *,
     """
     out = Path(out_dir)
     inputs = ReportInputs.from_result(result, prepared, summary)
-    replace_dir(out, lambda staging: _write_set(inputs, staging))
+    reread = result.reread if not result.runs else None  # scored as read, not kept
+    replace_dir(out, lambda staging: _write_set(inputs, staging, reread))
     return out / REPORT_HTML
 
 

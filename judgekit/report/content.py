@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from judgekit.audit import AuditRecord
+from judgekit.outputs import RESULTS_FILE, RUNS_FILE
 from judgekit.pairwise import PairRecord
 from judgekit.pairwise.models import PairDimensionStats
 from judgekit.report.format import num, pct
@@ -330,13 +331,35 @@ def joined_runs(runs: Sequence[RunResult], results: Sequence[ScoredResult]
         yield s, run
 
 
+MAX_REPORT_RESULTS = 2000
+"""Results a report shows one by one (a row, its diff and test output), the first ones in
+the order they were read; the scores and plots cover every result, and ``results.jsonl`` and
+``runs.jsonl`` hold them all."""
+
+
+def shown_results(results: Sequence[ScoredResult]) -> Sequence[ScoredResult]:
+    """The results a report shows one by one (:data:`MAX_REPORT_RESULTS`)."""
+    return results[:MAX_REPORT_RESULTS]
+
+
+def results_cut_sentence(inputs: ReportInputs) -> str | None:
+    """What the report says when it shows only the first results one by one."""
+    n = len(inputs.summary.results)
+    if n <= MAX_REPORT_RESULTS:
+        return None
+    return (f"The first {MAX_REPORT_RESULTS:,} of {n:,} results are shown one by one, in the "
+            f"order they were read; the {n - MAX_REPORT_RESULTS:,} others count in every "
+            f"score and plot above, and each is in {RESULTS_FILE} and {RUNS_FILE}.")
+
+
 def task_views(inputs: ReportInputs) -> list[TaskView]:
-    """Scored results grouped by task, each joined to its run and its audit verdicts."""
+    """Scored results grouped by task (the ones shown: :func:`shown_results`), each joined
+    to its run and its audit verdicts."""
     audit: dict[tuple[str, str, int], list[AuditRecord]] = {}
     for v in inputs.audit:
         audit.setdefault((v.task_id, v.arm, v.attempt), []).append(v)
     tasks: dict[str, TaskView] = {}
-    for s, run in joined_runs(inputs.runs, inputs.summary.results):
+    for s, run in joined_runs(inputs.runs, shown_results(inputs.summary.results)):
         verdicts = [v for v in audit.get((s.task_id, s.arm, s.attempt), ())
                     if v.run_id is None or v.run_id == s.run_id]
         view = tasks.setdefault(s.task_id, TaskView(s.task_id, [], []))

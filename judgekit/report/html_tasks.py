@@ -9,7 +9,7 @@ pairwise verdicts of pairs it took part in).
 from __future__ import annotations
 
 from judgekit.pairwise import DimensionRecord, PairRecord
-from judgekit.report.content import ResultEntry, TaskView, task_views
+from judgekit.report.content import ResultEntry, TaskView, results_cut_sentence, task_views
 from judgekit.report.format import money, num, seconds
 from judgekit.report.html_judged import verdict_card
 from judgekit.report.html_transcript import transcript_details
@@ -222,7 +222,9 @@ def tasks_section_parts(inputs: ReportInputs) -> list[str]:
                 '<button type="button" id="collapse">Close all</button></div>')
     head = "".join(f"<th>{e(c)}</th>" for c in COLUMNS)
     opening, closing = section_ends("tasks", "Results by task")
-    parts = [opening, f'{controls}<table class="tasks"><thead><tr>{head}</tr></thead>']
+    cut = results_cut_sentence(inputs)
+    note = f'<p class="note" id="results-cut">{e(cut)}</p>' if cut else ""
+    parts = [opening, f'{note}{controls}<table class="tasks"><thead><tr>{head}</tr></thead>']
     pairwise: dict[int, str] = {}
     for v in views:
         parts.append('<tbody class="task-group">')

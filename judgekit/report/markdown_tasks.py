@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from html import escape
 
-from judgekit.report.content import ResultEntry, task_views
+from judgekit.report.content import ResultEntry, results_cut_sentence, task_views
 from judgekit.report.format import num, seconds
 from judgekit.report.judged import verdict_of
 from judgekit.report.load import ReportInputs
-from judgekit.report.markdown_blocks import pre, table
+from judgekit.report.markdown_blocks import md, pre, table
 from judgekit.report.markdown_transcript import transcript_lines
 from judgekit.report.transcript_view import MARKDOWN_TRANSCRIPT_CHARS, shown_transcript
 from judgekit.ingest import RunResult
@@ -84,7 +84,8 @@ def results_lines(inputs: ReportInputs) -> list[str]:
                 n_transcripts += 1
                 details += transcript_lines(f"{r.task_id} / {r.arm} / attempt {r.attempt}",
                                             shown)
-    lines = ["## Results by task", ""] + table(
+    cut = results_cut_sentence(inputs)
+    lines = ["## Results by task", "", *([md(cut), ""] if cut else [])] + table(
         ["task", "arm", "attempt", "test", "precision", "recall", "F1", "duration", "run",
          "verdicts"], rows)
     heading = ("### Diffs, test output and transcripts" if n_transcripts

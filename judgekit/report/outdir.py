@@ -14,12 +14,20 @@ pid, a random token, the time), then put in place in one of two ways:
 - **in place**: when ``DIR`` holds a folder of the user's (folders cannot be linked), is a
   mount point, holds the working directory, or the system cannot exchange two directories
   or link files, a commit record (the files to move in, and the old set's other files with
-  their identities) is first written into the staging directory in one rename; then each
-  file moves in with one atomic rename and the old set's other files are removed. A process
-  killed after the commit record was written leaves a write that the next judgekit process
+  their identities) is first put into ``DIR`` as ``DIR/.judgekit-incomplete``, in one
+  rename; then each file moves in with one atomic rename, the old set's other files are
+  removed, and the record is removed last. ``DIR`` then holds a mix of two sets only while
+  that record is there: a reader that finds it knows the set is not whole. A process
+  killed after the record was put in place leaves a write that the next judgekit process
   to open ``DIR`` (a write, ``judgekit report``) finishes before anything else; killed
   before it, ``DIR`` is as it was. The staging directory is then a sibling of ``DIR`` or,
   for a mount point or a parent that cannot be written, ``DIR/.judgekit-PID-TOKEN``.
+
+  Why not whole at every instant here: each rename or exchange changes at most two names
+  of a directory, and a set is five files or more, so files in ``DIR`` change one by one
+  unless ``DIR`` itself is replaced; replacing it keeps the user's entries in place only
+  when the new directory holds them too, and a folder has one parent (no second link),
+  so moving the user's folder across would leave it out of ``DIR`` for an instant.
 
 One process writes a directory at a time: a lock (``.NAME.judgekit-lock`` beside ``DIR``,
 ``flock``) is held for the whole write, and a second writer is refused in one line. Staging
@@ -77,11 +85,15 @@ RECORDS = str(PAIRWISE.records_file)
 MARKER = ".judgekit-staging"
 """The file that makes a staging directory judgekit's: JSON with pid, token and time."""
 COMMIT = ".judgekit-commit"
-"""The commit record of an in-place write: once it exists, the write is finished, not undone."""
+"""The commit record an earlier judgekit kept in the staging directory (still finished)."""
+INCOMPLETE = ".judgekit-incomplete"
+"""The commit record of an in-place write, in ``DIR`` from before its first file moves in
+until after its last change: while it exists, ``DIR``'s set may be a mix of two; once it
+exists, the write is finished, not undone."""
 _COMMIT_TMP = COMMIT + ".tmp"
 _LOCK = "judgekit-lock"
 #: every name judgekit removes from a staging directory; nothing else is ever removed.
-_OWN = frozenset(OUTPUT_FILES) | {MARKER, COMMIT, _COMMIT_TMP}
+_OWN = frozenset(OUTPUT_FILES) | {MARKER, COMMIT, _COMMIT_TMP, INCOMPLETE}
 _STAGING = re.compile(r"\.judgekit-(\d+)-([0-9a-f]+)(-old)?")
 _NOT_PERMITTED = {errno.EACCES, errno.EPERM, errno.EROFS}
 
@@ -234,9 +246,9 @@ def _discard(staging: Path, out: Path) -> None:
         pass  # something that is not judgekit's is in it: it stays
 
 
-def _read_commit(staging: Path) -> dict[str, object] | None:
+def _read_commit(staging: Path, name: str = COMMIT) -> dict[str, object] | None:
     try:
-        record = json.loads((staging / COMMIT).read_text(encoding="utf-8"))
+        record = json.loads((staging / name).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return record if isinstance(record, dict) else None
@@ -249,6 +261,17 @@ def _finish(staging: Path, out: Path, record: dict[str, object]) -> None:
     for name in record.get("write", []):  # type: ignore[attr-defined]
         if name in OUTPUT_FILES and os.path.lexists(staging / name):
             os.replace(staging / name, out / name)
+    _remove_old(out, record)
+    if record.get("staging") == staging.name:  # the record in ``out`` goes last
+        try:
+            os.unlink(out / INCOMPLETE)
+        except FileNotFoundError:
+            pass
+    _discard(staging, out)
+
+
+def _remove_old(out: Path, record: dict[str, object]) -> None:
+    """Remove the old set's files the record names, each only while it is that very file."""
     for name, ident in dict(record.get("remove", {})).items():  # type: ignore[call-overload]
         if name not in OUTPUT_FILES:
             continue
@@ -258,15 +281,17 @@ def _finish(staging: Path, out: Path, record: dict[str, object]) -> None:
             continue
         if [st.st_dev, st.st_ino] == list(ident):
             os.unlink(out / name)
-    _discard(staging, out)
 
 
 def _settle(out: Path) -> None:
     """Finish the committed write a killed process left, and discard what else it left.
     Called with ``out``'s lock held, so no writer of ``out`` is alive."""
     stale = _staging_dirs(out)
+    current = _read_commit(out, INCOMPLETE)
     for staging in stale:
         record = _read_commit(staging) if _marked(staging) else None
+        if current is not None and current.get("staging") == staging.name:
+            record = current
         if record is not None:
             try:
                 _finish(staging, out, record)
@@ -277,6 +302,10 @@ def _settle(out: Path) -> None:
     for staging in stale:
         if staging.exists():
             _discard(staging, out)
+    if os.path.lexists(out / INCOMPLETE):  # its staging directory is gone: all moved in
+        if current is not None:
+            _remove_old(out, current)
+        os.unlink(out / INCOMPLETE)
 
 
 @contextmanager
@@ -472,9 +501,9 @@ def _commit(staging: Path, out: Path) -> dict[str, object]:
                 remove[name] = [st.st_dev, st.st_ino]
     # summary.json moves last: a reader that does not finish writes sees it change last
     write = sorted(new, key=lambda n: n == SUMMARY_FILE)
-    record: dict[str, object] = {"write": write, "remove": remove}
+    record: dict[str, object] = {"write": write, "remove": remove, "staging": staging.name}
     (staging / _COMMIT_TMP).write_text(json.dumps(record), encoding="utf-8")
-    os.replace(staging / _COMMIT_TMP, staging / COMMIT)
+    os.replace(staging / _COMMIT_TMP, out / INCOMPLETE)
     return record
 
 

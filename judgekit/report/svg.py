@@ -142,6 +142,11 @@ def interval_plot(rows: Sequence[tuple[str, float | None, float | None, float | 
     return p.svg()
 
 
+MAX_DOTS = 1000
+"""Dots a row of :func:`box_strip_plot` draws at most; past it, values evenly spaced by rank
+stand for the rest (the box and whiskers are every value's)."""
+
+
 def box_strip_plot(rows: Sequence[tuple[str, Sequence[float]]], *, title: str,
                    lo: float = 0.0, hi: float = 1.0,
                    fmt: Callable[[float], str] = lambda v: f"{v:.2f}") -> str:
@@ -160,11 +165,14 @@ def box_strip_plot(rows: Sequence[tuple[str, Sequence[float]]], *, title: str,
               f'y2="{y:.1f}"/><rect class="box {cls}" x="{x[1]:.1f}" y="{y - 10:.1f}" '
               f'width="{max(x[3] - x[1], 1):.1f}" height="20"/><line class="median" '
               f'x1="{x[2]:.1f}" y1="{y - 10:.1f}" x2="{x[2]:.1f}" y2="{y + 10:.1f}"/>')
-        for j, v in enumerate(vals):
+        dots = vals if len(vals) <= MAX_DOTS else [
+            s[i * len(s) // MAX_DOTS] for i in range(MAX_DOTS)]
+        for j, v in enumerate(dots):
             jitter = ((j * 7) % 11 - 5) * 1.4
             p.add(f'<circle class="point {cls}" cx="{p.x(v, lo, hi):.1f}" cy="{y + jitter:.1f}" '
                   f'r="3"><title>{_e(fmt(v))}</title></circle>')
-        p.value(y, f"median {fmt(med)} · n={len(vals)}")
+        shown = "" if dots is vals else f" ({MAX_DOTS} dots, evenly spaced by rank)"
+        p.value(y, f"median {fmt(med)} · n={len(vals)}{shown}")
     return p.svg()
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from judgekit.errors import InputError
 from judgekit.report import render_reports
-from judgekit.report.outdir import OUTPUT_FILES, remove_stale, replace_dir
+from judgekit.report.outdir import INCOMPLETE, OUTPUT_FILES, remove_stale, replace_dir
 from tests.cli.helpers import run_file
 from tests.clirun import ROOT, judgekit
 from tests.conftest import EXAMPLE_BOBBIN
@@ -96,8 +96,11 @@ def _fill(out: Path, files: Files) -> None:
 def test_a_kill_at_any_step_over_the_users_files_keeps_them_and_one_whole_set(
         tmp_path: Path, sets: tuple[Files, Files], folder: bool) -> None:
     """The user's files alone: the set is swapped whole (at the very instant of the kill).
-    A folder of theirs too: the set is written in place, and a write cut between its renames
-    is finished by the next judgekit process, here ``judgekit report``."""
+    A folder of theirs too: the set is written in place; at the instant of the kill ``DIR``
+    holds the whole old set or the whole new set, or a mix with the commit record
+    ``.judgekit-incomplete`` beside it (put there before the first file moves in, removed
+    after the last change), and a write cut between its renames is finished by the next
+    judgekit process, here ``judgekit report``."""
     old, new = sets
     case = tmp_path / "case"
     out = case / "out"
@@ -116,9 +119,14 @@ def test_a_kill_at_any_step_over_the_users_files_keeps_them_and_one_whole_set(
         assert (out / "notes.txt").read_bytes() == NOTES
         assert not folder or (out / "mine" / "data.csv").read_bytes() == NOTES
         raw = _set(out)
+        marked = (out / INCOMPLETE).exists()
+        assert folder or not marked
         if raw not in (old, new):
             assert folder, sorted(raw)  # only an in-place write can be cut between files
+            assert marked, sorted(raw)  # and a reader can tell: the record is there
             mixed.append(raw)
+        if marked:
+            states.append("marked")
         proc = judgekit("report", out)
         assert proc.returncode == 0, proc.stderr
         assert sorted(os.listdir(out)) == sorted([*_set(out), *mine])
@@ -126,8 +134,10 @@ def test_a_kill_at_any_step_over_the_users_files_keeps_them_and_one_whole_set(
         return _which(_set(out), old, new, DATA)
 
     mixed: list[Files] = []
+    states: list[str] = []
     found = _kill_at_every_step(case, out, reset, check)
     assert "old" in found and "new" in found and (mixed or not folder), found
+    assert (len(states) > len(mixed) if folder else not states), (states, mixed)
     assert (out / "notes.txt").read_bytes() == NOTES and _set(out) == new
 
 

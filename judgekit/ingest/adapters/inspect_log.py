@@ -15,16 +15,25 @@ samples of a retried eval, names the arms left open and says how many samples he
 or no fix.
 
 An ``.eval`` archive is checked before inspect_ai opens it: each member is decompressed as a
-stream and counted, and a member that decompresses to more than :data:`MAX_MEMBER_BYTES` (or
-an archive to more than :data:`MAX_ARCHIVE_BYTES`) refuses the file in one line, before
-anything of it is held in memory: a small archive never fills memory however much it
-claims to hold.
+stream and counted, never held, and nothing of the archive is read whole before that. A
+sample's member (``samples/ID_epoch_N.json``) that decompresses to more than
+:data:`MAX_MEMBER_BYTES` is left unread, as a run file's result too long to read whole is
+read cut: the other samples are read from a copy of the archive without it, and the sample
+becomes a result from its summary (its id, epoch, scores, error and metadata, which the
+archive keeps apart), marked in ``truncated["sample"]`` (``kept`` 0) and counted in a load
+warning. Any other member over that cap, or an archive whose members (an unread one counted
+up to the cap) decompress to more than :data:`MAX_ARCHIVE_BYTES`, refuses the file in one
+line: a small archive never fills memory however much it claims to hold.
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import zipfile
+from collections.abc import Collection
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from judgekit.errors import InputError
@@ -39,9 +48,13 @@ from judgekit.ingest.adapters.inspect_samples import (
     text_of,
     usage_of,
 )
-from judgekit.ingest.models import RunResult, Task
+from judgekit.ingest.models import Cut, RunResult, Task
 
 SUFFIXES = (".eval", ".json")
+SAMPLES_PREFIX = "samples/"
+"""Where an ``.eval`` archive keeps its samples, one member each: ``ID_epoch_N.json``."""
+UNREAD_KEY = "sample"
+"""The key of ``truncated`` that marks a sample too large to read."""
 _HEADER_KEYS = {"version", "status", "eval"}
 ARM_KEY = "arm"
 MAX_MEMBER_BYTES = 256 * 1024 * 1024
@@ -51,36 +64,66 @@ MAX_ARCHIVE_BYTES = 1024 * 1024 * 1024
 _CHUNK = 1 << 20
 
 
-def check_archive(path: Path) -> None:
-    """Refuse an ``.eval`` archive whose members decompress to more than the caps (each
-    counted as it is decompressed, whatever the archive's directory claims); a file that is
-    not a readable zip is left to inspect_ai's reader."""
+_ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError,
+               OSError, RuntimeError, ValueError)
+
+
+def _is_sample(name: str) -> bool:
+    return name.startswith(SAMPLES_PREFIX) and name.endswith(".json") and "/" not in \
+        name[len(SAMPLES_PREFIX):]
+
+
+def check_archive(path: Path) -> dict[str, int]:
+    """Check an ``.eval`` archive within the caps (each member counted as it is
+    decompressed, whatever the archive's directory claims): the sample members too large to
+    read, by name, with the bytes counted of each (just over the cap), to be left unread.
+    Refuses the file when another member is over :data:`MAX_MEMBER_BYTES` or all of them
+    over :data:`MAX_ARCHIVE_BYTES`; a file that is not a readable zip is left to
+    inspect_ai's reader (an empty answer)."""
     total = 0
+    oversized: dict[str, int] = {}
     try:
         with zipfile.ZipFile(path) as archive:
             for info in archive.infolist():
                 if info.is_dir():
                     continue
                 size = 0
+                oversized.pop(info.filename, None)  # the last member of a name is read
                 with archive.open(info) as member:
                     while chunk := member.read(_CHUNK):
                         size += len(chunk)
                         total += len(chunk)
-                        if size > MAX_MEMBER_BYTES:
-                            raise InputError(path, info.filename, "decompresses to more than "
-                                             f"{MAX_MEMBER_BYTES} bytes: refused")
                         if total > MAX_ARCHIVE_BYTES:
                             raise InputError(path, info.filename, "the archive decompresses "
                                              f"to more than {MAX_ARCHIVE_BYTES} bytes: "
                                              "refused")
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError,
-            OSError, RuntimeError, ValueError):
-        return
+                        if size > MAX_MEMBER_BYTES:
+                            if not _is_sample(info.filename):
+                                raise InputError(path, info.filename, "decompresses to more "
+                                                 f"than {MAX_MEMBER_BYTES} bytes: refused")
+                            oversized[info.filename] = size
+                            break
+    except _ZIP_ERRORS:
+        return {}
+    return oversized
 
 
-def _read(path: Path) -> Any:
-    if path.suffix == ".eval":  # a bomb is refused whether or not the extra is installed
-        check_archive(path)
+def _without(path: Path, left_out: Collection[str], into: Path) -> Path:
+    """A copy of the archive ``path`` without the members ``left_out`` (each other name's
+    last member, copied as a stream)."""
+    copy = into / path.name
+    with zipfile.ZipFile(path) as src, \
+            zipfile.ZipFile(copy, "w", compression=zipfile.ZIP_DEFLATED,
+                            compresslevel=1) as dst:
+        for name in dict.fromkeys(i.filename for i in src.infolist() if not i.is_dir()):
+            if name in left_out:
+                continue
+            with src.open(name) as member, dst.open(name, "w", force_zip64=True) as out:
+                shutil.copyfileobj(member, out, _CHUNK)
+    return copy
+
+
+def _read_log(path: Path) -> Any:
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
@@ -91,6 +134,33 @@ def _read(path: Path) -> Any:
     except Exception as exc:  # inspect_ai raises several kinds for a broken log
         reason = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
         raise InputError(path, None, f"not a readable Inspect AI log: {reason[:200]}") from None
+
+
+def _summaries(path: Path, copy: Path) -> list[Any]:
+    """The samples' summaries the archive keeps apart from the samples (none if unreadable)."""
+    from inspect_ai.log import read_eval_log_sample_summaries
+
+    try:
+        return list(read_eval_log_sample_summaries(str(copy)))
+    except Exception:  # an archive without summaries: the samples are known by name only
+        return []
+
+
+def _read(path: Path) -> tuple[Any, dict[str, tuple[int, Any]]]:
+    """The log, and each unread sample's member name with its bytes counted and summary."""
+    # a bomb is refused whether or not the extra is installed
+    oversized = check_archive(path) if path.suffix == ".eval" else {}
+    if not oversized:
+        return _read_log(path), {}
+    with tempfile.TemporaryDirectory(prefix="judgekit-eval-") as tmp:
+        try:
+            copy = _without(path, oversized, Path(tmp))
+        except _ZIP_ERRORS as exc:
+            raise InputError(path, None, f"not a readable Inspect AI log: {exc}") from None
+        log = _read_log(copy)
+        summaries = {f"{SAMPLES_PREFIX}{s.id}_epoch_{s.epoch}.json": s
+                     for s in _summaries(path, copy)}
+    return log, {name: (size, summaries.get(name)) for name, size in oversized.items()}
 
 
 def _value(meta: Any, key: str) -> str | None:
@@ -136,6 +206,7 @@ class InspectAdapter:
     def __init__(self, options: InspectOptions | None = None) -> None:
         self.options = options or InspectOptions()
         self._evals: dict[str, EvalFacts] = {}
+        self._unread: list[str] = []
 
     def detect(self, path: Path | None, document: Any) -> bool:
         if document is None and path is not None:
@@ -148,12 +219,48 @@ class InspectAdapter:
         return False
 
     def load(self, path: Path, document: Any) -> list[RunResult]:
-        log = _read(path)
+        log, unread = _read(path)
         spec = log.eval
         self._evals[spec.eval_id] = EvalFacts(spec.eval_id, spec.task, spec.model,
                                               str(spec.created), features_of(spec, log.plan),
                                               task_id=spec.task_id or "")
-        return [self._result(path, log, sample) for sample in log.samples or []]
+        results = [self._result(path, log, sample) for sample in log.samples or []]
+        results += [self._unread_result(path, log, name, size, summary)
+                    for name, (size, summary) in sorted(unread.items())]
+        if unread:
+            n = len(unread)
+            self._unread.append(
+                f"{n} Inspect AI sample{'s' if n != 1 else ''} of {path} decompress"
+                f"{'' if n != 1 else 'es'} to more than {MAX_MEMBER_BYTES} bytes: not read "
+                f"({', '.join(sorted(unread))}); scored from the scores of "
+                f"{'their' if n != 1 else 'its'} summary, marked in truncated "
+                f"('{UNREAD_KEY}'); the other {len(results) - n} scored as read")
+        return results
+
+    def _unread_result(self, path: Path, log: Any, name: str, size: int,
+                       summary: Any) -> RunResult:
+        """A sample too large to read, from its summary (or its member's name alone)."""
+        spec = log.eval
+        if summary is None:
+            sample_id, _, epoch = name[len(SAMPLES_PREFIX):-len(".json")].rpartition("_epoch_")
+            summary = SimpleNamespace(id=sample_id, epoch=int(epoch) if epoch.isdigit() else 1,
+                                      scores=None, metadata=None, error=None, total_time=None,
+                                      model_usage=None)
+        error = summary.error
+        message = getattr(error, "message", error)
+        meta: dict[str, Any] = {"source_format": "inspect", "log_status": log.status,
+                                "sample_id": summary.id, "epoch": summary.epoch,
+                                "eval_id": spec.eval_id, "inspect_task": spec.task,
+                                "unread_member": name}
+        result = RunResult(
+            run_id=spec.run_id, task=Task(id=f"{spec.task}/{summary.id}", tags=[spec.task]),
+            arm=spec.model, attempt=max(0, (summary.epoch or 1) - 1), model=spec.model,
+            success=sample_success(summary.scores), duration_s=_duration(summary),
+            usage=usage_of(summary), harness_status="error" if error else "completed",
+            harness_error=str(message) if error else None, timestamp=spec.created,
+            metadata=meta, truncated={UNREAD_KEY: Cut(bytes=size, kept=0)})
+        self._arm(result, path, spec, summary, scorer_arm=None)
+        return result
 
     def settle(self, results: list[RunResult]) -> tuple[list[RunResult], list[str]]:
         """Leave out samples a retried eval's later log holds again, name the arms left
@@ -164,6 +271,8 @@ class InspectAdapter:
         results, warnings = latest_of_retries(results, evals)
         warnings.extend(settle_arms(results, evals))
         warnings.extend(self._missing(results))
+        warnings.extend(self._unread)
+        self._unread.clear()
         return results, warnings
 
     def _missing(self, results: list[RunResult]) -> list[str]:
