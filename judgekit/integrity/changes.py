@@ -240,17 +240,22 @@ _RM = re.compile(r"(?:^|[;&|\n]\s*)(?:git\s+)?rm\s+(?:-\w+\s+)*([^\n;&|]+)")
 
 
 def _shell_changes(index: int, command: str) -> Iterator[Change]:
-    for m in _HEREDOC.finditer(command):
-        yield Change(path=m.group(1), added=m.group(3).splitlines(), tool_call=index,
-                     command=command, whole=True)
-    for m in _HEREDOC_TEE.finditer(command):
-        yield Change(path=m.group(2), added=m.group(3).splitlines(), tool_call=index,
-                     command=command, whole=True)
-    for m in _ECHO.finditer(command):
-        body = m.group(2).replace("\\n", "\n")
-        yield Change(path=m.group(3), added=body.splitlines(), tool_call=index,
-                     command=command, whole=True)
+    # each pattern runs only on a command holding its literal words (most hold none)
+    if "<<" in command:
+        for m in _HEREDOC.finditer(command):
+            yield Change(path=m.group(1), added=m.group(3).splitlines(), tool_call=index,
+                         command=command, whole=True)
+        for m in _HEREDOC_TEE.finditer(command):
+            yield Change(path=m.group(2), added=m.group(3).splitlines(), tool_call=index,
+                         command=command, whole=True)
+    if ">" in command and ("echo" in command or "printf" in command):
+        for m in _ECHO.finditer(command):
+            body = m.group(2).replace("\\n", "\n")
+            yield Change(path=m.group(3), added=body.splitlines(), tool_call=index,
+                         command=command, whole=True)
     yield from _sed_changes(index, command)
+    if "rm" not in command:
+        return
     for m in _RM.finditer(command):
         for path in m.group(1).split():
             if not path.startswith("-"):

@@ -442,14 +442,18 @@ _FETCH_TOOLS = {"webfetch", "web_fetch", "fetch", "browser", "web_search", "webs
 
 
 def _installs(project: str, joined: str) -> bool:
-    """Whether a command installs ``project`` by name (a later release)."""
-    return project in joined and _install_of(project).search(joined) is not None
+    """Whether a command installs ``project`` by name (a later release); case is ignored
+    (the text is lowered, so that the pattern starts with a literal a search skips to)."""
+    if project not in joined:
+        return False
+    lowered = joined.lower()
+    return "pip" in lowered and _install_of(project.lower()).search(lowered) is not None
 
 
 @lru_cache(maxsize=1024)
 def _install_of(project: str) -> re.Pattern[str]:
     return re.compile(rf"pip3?\s+install\b[^\n;&|]*?(?<![\w/.-]){re.escape(project)}"
-                      r"(?![\w/.-])", re.I)
+                      r"(?![\w/.-])")
 
 
 def _pip_names(args: str) -> list[tuple[str, str]]:

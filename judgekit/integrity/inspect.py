@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from judgekit.ingest.models import RunResult
 from judgekit.ingest.transcripts.model import Transcript
@@ -112,16 +113,35 @@ def facts_of(result: RunResult, fix: Sequence[Change], fix_paths: Sequence[str] 
                      project=project_of(task.repo, task.id), fix_commit=task.commit)
 
 
+@lru_cache(maxsize=4096)
+def _task_facts(task: tuple[str, str | None, str | None, str | None,
+                            tuple[str, ...] | None], fix_files: tuple[str, ...],
+                fix_diff: str | None) -> TaskFacts:
+    """:func:`facts_of` from the fix's files' names, once per task (the results of a task
+    share it): ``task`` is its id, repository, commit, test command and test globs."""
+    task_id, repo, commit, command, globs = task
+    probe = TaskFacts(test_globs=globs)
+    paths = [*fix_files, *(p for p in _PATHS.findall(fix_diff or "") if p != "/dev/null")]
+    return TaskFacts(test_globs=globs, test_command=command,
+                     fix_test_files=frozenset(p for p in paths if is_task_test(p, probe)),
+                     project=project_of(repo, task_id), fix_commit=commit)
+
+
 def inspect(patch: str | None, transcript: Transcript | None, facts: TaskFacts,
             fix: Sequence[Change] = ()) -> Seen:
     """Every check on a patch and a transcript (either may be missing)."""
     changes = patch_changes(patch, _wanted(facts))
     commands, urls = commands_of(transcript)
-    edits = tool_call_changes(transcript, [(c.call, c.text) for c in commands])
-    wanted = special_candidates(changes, facts) or special_candidates(edits, facts)
-    facts = TaskFacts(**{**facts.__dict__,
-                         "test_lines": _test_lines(fix, facts, transcript) if wanted else (),
-                         "test_command": facts.test_command or _test_runs(commands)})
+    if not facts.test_command:
+        runs = _test_runs(commands)
+        if runs:
+            facts = replace(facts, test_command=runs)
+    edits = [c for c in tool_call_changes(transcript, [(c.call, c.text) for c in commands])
+             if _may_matter(c, facts)]
+    if special_candidates(changes, facts) or special_candidates(edits, facts):
+        facts = replace(facts, test_lines=_test_lines(fix, facts, transcript))
+    elif facts.test_lines:
+        facts = replace(facts, test_lines=())
     found = run_checks(Inputs(patch=changes, commands=commands, tool_urls=urls, facts=facts,
                               has_transcript=transcript is not None))
     if edits:  # the tool calls' own edits, for what the patch does not already show
@@ -130,6 +150,15 @@ def inspect(patch: str | None, transcript: Transcript | None, facts: TaskFacts,
                   if f.kind not in from_patch]
     has = transcript is not None and transcript.format != "raw"
     return Seen(found, [] if has else list(TRANSCRIPT_CHECKS))
+
+
+def _may_matter(change: Change, facts: TaskFacts) -> bool:
+    """Whether a check can find anything in a tool call's edit: one of the task's tests,
+    a file that says how tests run, or source that adds a branch on a comparison (the
+    others are left out before the checks run)."""
+    return (is_task_test(change.path, facts)
+            or is_runner_file(change.path, test_scripts(facts))
+            or (not change.deleted and special_candidates([change], facts)))
 
 
 _PATHS = re.compile(r"^\+\+\+ (?:b/)?([^\t\n]+)", re.M)
@@ -165,10 +194,15 @@ def inspect_result(result: RunResult) -> Seen | None:
     # the fix's source lines matter only when the patch branches on a value (special-case)
     special = bool(patch) and _BRANCH_ADDED.search(patch or "") is not None
     # the fix read line by line only then; else its files' names are enough
-    fix = patch_changes(result.ground_truth_diff) if special else []
-    fix_paths = [] if special else [p for p in _PATHS.findall(result.ground_truth_diff or "")
-                                    if p != "/dev/null"]
-    seen = inspect(patch, session, facts_of(result, fix, fix_paths), fix)
+    if special:
+        fix = patch_changes(result.ground_truth_diff)
+        facts = facts_of(result, fix)
+    else:
+        fix, task = [], result.task
+        facts = _task_facts((task.id, task.repo, task.commit, task.test_command,
+                             None if task.test_files is None else tuple(task.test_files)),
+                            tuple(result.ground_truth_files or ()), result.ground_truth_diff)
+    seen = inspect(patch, session, facts, fix)
     return seen if seen.findings or seen.unknown else None
 
 
