@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 import shlex
 from bisect import bisect_right
-from functools import lru_cache
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -269,24 +268,21 @@ def hinted(texts: Sequence[str], words: tuple[str, ...]) -> list[int]:
     if not texts:
         return []
     joined = "\n".join(texts)
-    pattern = _words(words)
-    found: list[int] = []
-    starts: list[int] | None = None
-    for m in pattern.finditer(joined):
-        if starts is None:
-            starts, at = [], 0
-            for text in texts:
-                starts.append(at)
-                at += len(text) + 1
-        i = bisect_right(starts, m.start()) - 1
-        if not found or found[-1] != i:
-            found.append(i)
-    return found
-
-
-@lru_cache(maxsize=64)
-def _words(words: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile("|".join(re.escape(w) for w in words))
+    if not any(w in joined for w in words):  # plain scans, the common case
+        return []
+    starts, at = [], 0
+    for text in texts:
+        starts.append(at)
+        at += len(text) + 1
+    starts.append(at)
+    found: set[int] = set()
+    for w in words:
+        at = joined.find(w)
+        while at != -1:
+            i = bisect_right(starts, at) - 1
+            found.add(i)
+            at = joined.find(w, starts[i + 1])  # the next text
+    return sorted(found)
 
 
 #: what a command that writes a file holds

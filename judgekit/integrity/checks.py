@@ -298,6 +298,7 @@ def _is_script(path: str, scripts: frozenset[str]) -> bool:
     return any(tail in scripts for tail in _suffixes(path))
 
 
+@lru_cache(maxsize=65536)
 def is_runner_file(path: str, scripts: frozenset[str]) -> bool:
     """A file that says how tests run: the test command's scripts, test-runner
     configuration, ``conftest.py``."""

@@ -130,7 +130,8 @@ def _task_facts(task: tuple[str, str | None, str | None, str | None,
 def inspect(patch: str | None, transcript: Transcript | None, facts: TaskFacts,
             fix: Sequence[Change] = ()) -> Seen:
     """Every check on a patch and a transcript (either may be missing)."""
-    changes = patch_changes(patch, _wanted(facts))
+    branches = bool(patch) and _BRANCH_ADDED.search(patch or "") is not None
+    changes = patch_changes(patch, _wanted(facts, branches))
     commands, urls = commands_of(transcript)
     if not facts.test_command:
         runs = _test_runs(commands)
@@ -166,15 +167,17 @@ _BRANCH_ADDED = re.compile(r"^\+[ \t]*(?:if|elif|case|when|\} else if)\b[^\n]*"
                            r"(?:==|!=|\bin\s*[(\[{]|\bis\s)", re.M)
 
 
-def _wanted(facts: TaskFacts) -> Callable[[str, str], bool]:
+def _wanted(facts: TaskFacts, branches: bool = True) -> Callable[[str, str], bool]:
     """Which files of a patch the checks read: the tests, the test runner's files and
-    scripts, and source files that add a branch on a comparison (special-case)."""
+    scripts, and source files that add a branch on a comparison (special-case;
+    ``branches``: whether the whole patch adds one)."""
     scripts = test_scripts(facts)
 
     def wanted(path: str, section: str) -> bool:
         if is_task_test(path, facts):  # a test file: only a change that may weaken it
             return _TEST_SUSPECT.search(section) is not None
-        return (is_runner_file(path, scripts) or _BRANCH_ADDED.search(section) is not None)
+        return is_runner_file(path, scripts) or (
+            branches and _BRANCH_ADDED.search(section) is not None)
     return wanted
 
 
