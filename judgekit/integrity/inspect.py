@@ -83,12 +83,16 @@ def commands_of(transcript: Transcript | None) -> tuple[list[Command],
     """The shell commands of the tool calls, and the URLs fetched by web tools."""
     if transcript is None:
         return [], []
-    commands: list[Command] = []
+    calls = transcript.tool_calls
+    given = [call.arguments.get("command") for call in calls]
+    make = tuple.__new__  # a Command without its constructor's call (most calls are shell)
+    commands: list[Command] = [make(Command, x) for x in enumerate(given)
+                               if x[1].__class__ is str]
     urls: list[tuple[Command, str]] = []
-    for index, call in enumerate(transcript.tool_calls):
-        command = call.arguments.get("command")
-        if command.__class__ is str:
-            commands.append(Command(index, command))
+    if len(commands) == len(calls):
+        return commands, urls
+    for index, call in enumerate(calls):
+        if given[index].__class__ is str:
             continue
         for key in ("url", "query"):
             value = call.arguments.get(key)
