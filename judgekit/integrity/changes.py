@@ -261,13 +261,15 @@ def _shell_changes(index: int, command: str) -> Iterator[Change]:
                 yield Change(path=path, tool_call=index, command=command, deleted=True)
 
 
-def hinted(texts: Sequence[str], words: tuple[str, ...]) -> list[int]:
+def hinted(texts: Sequence[str], words: tuple[str, ...], joined: str | None = None
+           ) -> list[int]:
     """The positions in ``texts`` of those holding one of ``words`` (plain substrings: a
     quick look, by one scan of them all joined, so that the patterns run on the few
-    commands that may match)."""
+    commands that may match); ``joined``: the texts joined by newlines, if made already."""
     if not texts:
         return []
-    joined = "\n".join(texts)
+    if joined is None:
+        joined = "\n".join(texts)
     if not any(w in joined for w in words):  # plain scans, the common case
         return []
     starts, at = [], 0
@@ -290,9 +292,11 @@ WRITE_WORDS = (">", "sed", "rm ", "tee")
 
 
 def tool_call_changes(transcript: Transcript | None,
-                      shell: list[tuple[int, str]] | None = None) -> list[Change]:
+                      shell: Sequence[tuple[int, str]] | None = None,
+                      joined: str | None = None) -> list[Change]:
     """The edits the transcript's tool calls made, in order (``shell``: its shell
-    commands by index, when the caller has them already)."""
+    commands by index, when the caller has them already, and ``joined`` their texts
+    joined by newlines)."""
     if transcript is None:
         return []
     out: list[Change] = []
@@ -304,7 +308,7 @@ def tool_call_changes(transcript: Transcript | None,
             if not isinstance(call.arguments.get("command"), str):
                 out.extend(_edit_changes(index, call))
     # the commands that may write a file, found by one scan of them all
-    for at in hinted([c for _, c in shell], WRITE_WORDS):
+    for at in hinted([c for _, c in shell], WRITE_WORDS, joined):
         out.extend(_shell_changes(*shell[at]))
     out.sort(key=lambda c: c.tool_call or 0)
     return out
