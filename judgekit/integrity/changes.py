@@ -202,7 +202,7 @@ def _apply_patch_changes(index: int, call: ToolCall, text: str) -> Iterator[Chan
 
 def _sed_changes(index: int, command: str) -> Iterator[Change]:
     """``sed -i 's/OLD/NEW/' FILE...``: OLD removed, NEW added, in each file named."""
-    if "sed" not in command:
+    if "sed" not in command or "-i" not in command:  # _SED needs both
         return
     for part in re.split(r"&&|;|\n|\|\|", command):
         if not _SED.search(part):
@@ -272,6 +272,15 @@ def hinted(texts: Sequence[str], words: tuple[str, ...], joined: str | None = No
         joined = "\n".join(texts)
     if not any(w in joined for w in words):  # plain scans, the common case
         return []
+    if joined.count("\n") == len(texts) - 1:  # one line each: a hit's text by its line
+        found_at: set[int] = set()
+        for w in words:
+            at = joined.find(w)
+            while at != -1:
+                found_at.add(joined.count("\n", 0, at))
+                end = joined.find("\n", at)
+                at = -1 if end == -1 else joined.find(w, end + 1)
+        return sorted(found_at)
     starts, at = [], 0
     for text in texts:
         starts.append(at)

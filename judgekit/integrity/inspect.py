@@ -132,9 +132,11 @@ def _task_facts(task: tuple[str, str | None, str | None, str | None,
 
 
 def inspect(patch: str | None, transcript: Transcript | None, facts: TaskFacts,
-            fix: Sequence[Change] = ()) -> Seen:
-    """Every check on a patch and a transcript (either may be missing)."""
-    branches = bool(patch) and _BRANCH_ADDED.search(patch or "") is not None
+            fix: Sequence[Change] = (), branches: bool | None = None) -> Seen:
+    """Every check on a patch and a transcript (either may be missing); ``branches``:
+    whether the patch adds a branch on a comparison, if known already."""
+    if branches is None:
+        branches = bool(patch) and _BRANCH_ADDED.search(patch or "") is not None
     changes = patch_changes(patch, _wanted(facts, branches))
     commands, urls = commands_of(transcript)
     if not facts.test_command:
@@ -242,7 +244,7 @@ def inspect_result(result: RunResult) -> Seen | None:
         facts = _task_facts((task.id, task.repo, task.commit, task.test_command,
                              None if task.test_files is None else tuple(task.test_files)),
                             tuple(result.ground_truth_files or ()), result.ground_truth_diff)
-    seen = inspect(patch, session, facts, fix)
+    seen = inspect(patch, session, facts, fix, special)
     return seen if seen.findings or seen.unknown else None
 
 
