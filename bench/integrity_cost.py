@@ -7,8 +7,10 @@ edit, the fix's diff, pytest output, and a session of 24 tool calls (reads, sear
 edit, test runs, ``git status``/``git diff``/``git log``, ``pip install -e .``), about 6 KB;
 one result in twenty cheats (a skip marker, ``git show fix:...``, ``pip download``), so the
 records are written too. The two commands run one after the other, ``--repeat`` times
-each, alternating; the medians are compared. The machine may be shared: each measurement
-says how many CPUs other processes kept busy meanwhile.
+each, alternating; the medians of wall time (``ratio``) and of CPU time, the command's and
+its workers' (``cpu_ratio``), are compared. The machine may be shared: each measurement
+says how many CPUs other processes kept busy meanwhile (wall time on a loaded machine
+measures the load as much as the command; CPU time does not).
 
     python bench/integrity_cost.py                  # 100,000 results
     python bench/integrity_cost.py --n 20000 --repeat 3
@@ -75,7 +77,7 @@ def result(rng: random.Random, i: int) -> dict[str, Any]:
     passed = rng.random() < 0.6
     return {"run_id": "bench", "task": {"id": f"pkg-{n}", "repo": "acme/pkg",
                                         "test_command": "python -m pytest -q tests"},
-            "arm": ("a", "b")[i % 2], "attempt": i // 1000, "agent_diff": patch,
+            "arm": ("a", "b")[i % 2], "attempt": i // 500, "agent_diff": patch,
             "ground_truth_diff": fix,
             "test": {"exit_code": 0 if passed else 1,
                      "output": "3 passed in 0.12s" if passed else "1 failed, 2 passed in 0.1s"},
@@ -132,14 +134,20 @@ def main() -> None:
         base = [sys.executable, "-m", "judgekit", "score", str(path), "--json"]
         runs: dict[str, list[dict[str, float]]] = {"integrity": [], "no_integrity": []}
         for _ in range(args.repeat):
-            runs["no_integrity"].append(measure([*base, "--no-integrity"]))
-            runs["integrity"].append(measure(base))
+            for arm, extra in (("no_integrity", ["--no-integrity"]), ("integrity", [])):
+                runs[arm].append(measure([*base, *extra]))
+                print(arm, runs[arm][-1], file=sys.stderr, flush=True)
     with_ = statistics.median(r["seconds"] for r in runs["integrity"])
     without = statistics.median(r["seconds"] for r in runs["no_integrity"])
+    cpu_with = statistics.median(r["cpu"] for r in runs["integrity"])
+    cpu_without = statistics.median(r["cpu"] for r in runs["no_integrity"])
     ratio = with_ / without
+    cpu_ratio = cpu_with / cpu_without
     report = {"results": args.n, "file_mb": round(size / 2**20, 1), "repeat": args.repeat,
               "median_seconds_integrity": with_, "median_seconds_no_integrity": without,
               "ratio": round(ratio, 3), "budget": BUDGET, "within_budget": ratio <= BUDGET,
+              "median_cpu_integrity": cpu_with, "median_cpu_no_integrity": cpu_without,
+              "cpu_ratio": round(cpu_ratio, 3), "cpu_within_budget": cpu_ratio <= BUDGET,
               "runs": runs, "cpus": os.cpu_count(), "python": platform.python_version()}
     text = json.dumps(report, indent=2)
     print(text)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 import shlex
 from bisect import bisect_right
-from functools import lru_cache
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -203,7 +202,7 @@ def _apply_patch_changes(index: int, call: ToolCall, text: str) -> Iterator[Chan
 
 def _sed_changes(index: int, command: str) -> Iterator[Change]:
     """``sed -i 's/OLD/NEW/' FILE...``: OLD removed, NEW added, in each file named."""
-    if "sed" not in command:
+    if "sed" not in command or "-i" not in command:  # _SED needs both
         return
     for part in re.split(r"&&|;|\n|\|\|", command):
         if not _SED.search(part):
@@ -240,48 +239,61 @@ _RM = re.compile(r"(?:^|[;&|\n]\s*)(?:git\s+)?rm\s+(?:-\w+\s+)*([^\n;&|]+)")
 
 
 def _shell_changes(index: int, command: str) -> Iterator[Change]:
-    for m in _HEREDOC.finditer(command):
-        yield Change(path=m.group(1), added=m.group(3).splitlines(), tool_call=index,
-                     command=command, whole=True)
-    for m in _HEREDOC_TEE.finditer(command):
-        yield Change(path=m.group(2), added=m.group(3).splitlines(), tool_call=index,
-                     command=command, whole=True)
-    for m in _ECHO.finditer(command):
-        body = m.group(2).replace("\\n", "\n")
-        yield Change(path=m.group(3), added=body.splitlines(), tool_call=index,
-                     command=command, whole=True)
+    # each pattern runs only on a command holding its literal words (most hold none)
+    if "<<" in command:
+        for m in _HEREDOC.finditer(command):
+            yield Change(path=m.group(1), added=m.group(3).splitlines(), tool_call=index,
+                         command=command, whole=True)
+        for m in _HEREDOC_TEE.finditer(command):
+            yield Change(path=m.group(2), added=m.group(3).splitlines(), tool_call=index,
+                         command=command, whole=True)
+    if ">" in command and ("echo" in command or "printf" in command):
+        for m in _ECHO.finditer(command):
+            body = m.group(2).replace("\\n", "\n")
+            yield Change(path=m.group(3), added=body.splitlines(), tool_call=index,
+                         command=command, whole=True)
     yield from _sed_changes(index, command)
+    if "rm" not in command:
+        return
     for m in _RM.finditer(command):
         for path in m.group(1).split():
             if not path.startswith("-"):
                 yield Change(path=path, tool_call=index, command=command, deleted=True)
 
 
-def hinted(texts: Sequence[str], words: tuple[str, ...]) -> list[int]:
+def hinted(texts: Sequence[str], words: tuple[str, ...], joined: str | None = None
+           ) -> list[int]:
     """The positions in ``texts`` of those holding one of ``words`` (plain substrings: a
     quick look, by one scan of them all joined, so that the patterns run on the few
-    commands that may match)."""
+    commands that may match); ``joined``: the texts joined by newlines, if made already."""
     if not texts:
         return []
-    joined = "\n".join(texts)
-    pattern = _words(words)
-    found: list[int] = []
-    starts: list[int] | None = None
-    for m in pattern.finditer(joined):
-        if starts is None:
-            starts, at = [], 0
-            for text in texts:
-                starts.append(at)
-                at += len(text) + 1
-        i = bisect_right(starts, m.start()) - 1
-        if not found or found[-1] != i:
-            found.append(i)
-    return found
-
-
-@lru_cache(maxsize=64)
-def _words(words: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile("|".join(re.escape(w) for w in words))
+    if joined is None:
+        joined = "\n".join(texts)
+    if not any(w in joined for w in words):  # plain scans, the common case
+        return []
+    if joined.count("\n") == len(texts) - 1:  # one line each: a hit's text by its line
+        found_at: set[int] = set()
+        for w in words:
+            at = joined.find(w)
+            while at != -1:
+                found_at.add(joined.count("\n", 0, at))
+                end = joined.find("\n", at)
+                at = -1 if end == -1 else joined.find(w, end + 1)
+        return sorted(found_at)
+    starts, at = [], 0
+    for text in texts:
+        starts.append(at)
+        at += len(text) + 1
+    starts.append(at)
+    found: set[int] = set()
+    for w in words:
+        at = joined.find(w)
+        while at != -1:
+            i = bisect_right(starts, at) - 1
+            found.add(i)
+            at = joined.find(w, starts[i + 1])  # the next text
+    return sorted(found)
 
 
 #: what a command that writes a file holds
@@ -289,9 +301,11 @@ WRITE_WORDS = (">", "sed", "rm ", "tee")
 
 
 def tool_call_changes(transcript: Transcript | None,
-                      shell: list[tuple[int, str]] | None = None) -> list[Change]:
+                      shell: Sequence[tuple[int, str]] | None = None,
+                      joined: str | None = None) -> list[Change]:
     """The edits the transcript's tool calls made, in order (``shell``: its shell
-    commands by index, when the caller has them already)."""
+    commands by index, when the caller has them already, and ``joined`` their texts
+    joined by newlines)."""
     if transcript is None:
         return []
     out: list[Change] = []
@@ -303,7 +317,7 @@ def tool_call_changes(transcript: Transcript | None,
             if not isinstance(call.arguments.get("command"), str):
                 out.extend(_edit_changes(index, call))
     # the commands that may write a file, found by one scan of them all
-    for at in hinted([c for _, c in shell], WRITE_WORDS):
+    for at in hinted([c for _, c in shell], WRITE_WORDS, joined):
         out.extend(_shell_changes(*shell[at]))
     out.sort(key=lambda c: c.tool_call or 0)
     return out
