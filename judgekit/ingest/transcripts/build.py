@@ -13,11 +13,66 @@ Example:
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from judgekit.diffs import files_touched
 from judgekit.ingest.transcripts.model import Role, ToolCall, Transcript, Turn
+
+
+_M = TypeVar("_M", ToolCall, Turn)
+#: Every field of a model built by :func:`_made` counts as given (as after validation with
+#: all of them): one set shared by all (it only ever holds these names).
+_FIELDS_SET: dict[type, set[str]] = {ToolCall: set(ToolCall.model_fields),
+                                      Turn: set(Turn.model_fields)}
+_ROLES = frozenset(("system", "user", "assistant", "tool"))
+#: Argument values up to this length are interned: a session repeats them (a tool's
+#: ``description``, a path) in every call, and one copy is kept.
+_SHORT = 40
+
+
+def _made(cls: type[_M], values: dict[str, Any]) -> _M:
+    """``cls`` holding ``values`` (every field, each already of its type: checked by the
+    caller) without validating them again: a long session builds a model a call and a
+    turn, and validation would copy what was already checked."""
+    made = cls.__new__(cls)
+    object.__setattr__(made, "__dict__", values)
+    object.__setattr__(made, "__pydantic_fields_set__", _FIELDS_SET[cls])
+    object.__setattr__(made, "__pydantic_extra__", None)
+    object.__setattr__(made, "__pydantic_private__", None)
+    return made
+
+
+def _short(value: Any) -> Any:
+    return sys.intern(value) if type(value) is str and len(value) <= _SHORT else value
+
+
+def tool_call(name: str, arguments: dict[str, Any], output: str | None,
+              exit_code: int | None, error: bool | None, call_id: str | None) -> ToolCall:
+    """A :class:`ToolCall`: built directly when every value is of its field's type (a
+    new arguments object, as validation makes, with its short values shared), else
+    validated (raising as the model does)."""
+    if type(name) is str and type(arguments) is dict \
+            and all(type(k) is str for k in arguments) \
+            and (output is None or type(output) is str) \
+            and (exit_code is None or type(exit_code) is int) \
+            and (error is None or type(error) is bool) \
+            and (call_id is None or type(call_id) is str):
+        return _made(ToolCall, {"name": sys.intern(name),
+                                "arguments": {k: _short(v) for k, v in arguments.items()},
+                                "output": output, "exit_code": exit_code, "error": error,
+                                "id": call_id})
+    return ToolCall(name=name, arguments=arguments, output=output, exit_code=exit_code,
+                    error=error, id=call_id)
+
+
+def turn(role: Any, text: Any, calls: list[int]) -> Turn:
+    """A :class:`Turn`, as :func:`tool_call` builds a call."""
+    if role in _ROLES and type(role) is str and type(text) is str \
+            and all(type(i) is int for i in calls):
+        return _made(Turn, {"role": sys.intern(role), "text": text, "tool_calls": list(calls)})
+    return Turn(role=role, text=text, tool_calls=calls)
 
 
 def text_of(content: Any) -> str:
@@ -86,12 +141,12 @@ class Builder:
              output: str | None = None, exit_code: int | None = None,
              error: bool | None = None) -> int:
         """Record a tool call; its index."""
-        self.calls.append(ToolCall(name=name or "?", arguments=arguments_of(arguments),
-                                   output=output, exit_code=exit_code, error=error,
-                                   id=call_id))
+        self.calls.append(tool_call(name or "?", arguments_of(arguments), output,
+                                    exit_code, error, call_id))
+        index = len(self.calls) - 1  # one int object for both (a long session)
         if call_id:
-            self._by_id[call_id] = len(self.calls) - 1
-        return len(self.calls) - 1
+            self._by_id[call_id] = index
+        return index
 
     def result(self, call_id: str | None, output: str | None, *, exit_code: int | None = None,
                error: bool | None = None) -> bool:
@@ -116,7 +171,7 @@ class Builder:
         """Count call ``index`` as made by the last assistant message (one is opened when the
         call came first)."""
         if not self.turns or self.turns[-1].role != "assistant":
-            self.turns.append(Turn(role="assistant", text=""))
+            self.turns.append(turn("assistant", "", []))
         self.turns[-1].tool_calls.append(index)
 
     def set_exit_code(self, call_id: str, exit_code: int) -> None:
@@ -133,7 +188,7 @@ class Builder:
 
     def say(self, role: Role, text: str, calls: list[int] | None = None) -> None:
         if text or calls:
-            self.turns.append(Turn(role=role, text=text, tool_calls=calls or []))
+            self.turns.append(turn(role, text, calls or []))
 
     def last_assistant_text(self) -> str | None:
         for turn in reversed(self.turns):

@@ -60,6 +60,7 @@ class ClaudeCodeReader:
         #: each message's token counts (in, out, cache reads, cache writes), by its id: a
         #: message streamed as several lines is counted once; only the counts are kept
         usage_by_id: dict[str, tuple[int | None, ...]] = {}
+        shared: dict[tuple[int | None, ...], tuple[int | None, ...]] = {}  # equal counts: one
         result: dict[str, Any] | None = None
         cost_state: dict[str, Any] | None = None
         stamps: list[Any] = []  # the first and the last
@@ -101,8 +102,9 @@ class ClaudeCodeReader:
                     api_error = True
                 usage = message.get("usage")
                 if isinstance(usage, dict):
-                    usage_by_id[str(message.get("id") or f"line{i}")] = tuple(
-                        as_count(usage.get(k)) for k in _USAGE_KEYS)
+                    counts = tuple(as_count(usage.get(k)) for k in _USAGE_KEYS)
+                    usage_by_id[str(message.get("id") or f"line{i}")] = shared.setdefault(
+                        counts, counts)
                 message_id = message.get("id")
                 texts, calls = [], []
                 for block in blocks:
