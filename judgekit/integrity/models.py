@@ -162,12 +162,34 @@ class IntegrityStats(BaseModel):
                                "'task / arm / attempt N: kinds' (at most 50).")
 
 
+class ItemFlag(BaseModel):
+    """A benchmark item whose fix is in its issue text."""
+
+    instance_id: str
+    share: float = Field(description="The share of the fix's added source lines found word "
+                                     "for word in the issue text.")
+
+
+class ItemIntegrity(BaseModel):
+    """``summary.json``'s ``integrity_items``: ``solution-in-item`` on benchmark items
+    (``judgekit audit --items``)."""
+
+    checks: list[CheckKind] = Field(default_factory=lambda: ["solution-in-item"])
+    threshold: float = Field(description="An item is flagged when at least this share of "
+                                         "its fix's added lines is in its issue text.")
+    n_items: int
+    n_flagged: int
+    flagged: list[ItemFlag] = Field(default_factory=list)
+
+
 class IntegrityStepSummary(BaseModel):
     """The integrity step's entries of ``summary.json``."""
 
     integrity: IntegrityStats | None = None
+    integrity_items: ItemIntegrity | None = None
 
 
 __all__ = ["ArmIntegrity", "CHECKS", "CheckKind", "Confirmation", "Evidence", "Finding",
            "IntegrityRecord", "IntegrityStats", "IntegrityStepSummary", "IntegrityVerdict",
+           "ItemFlag", "ItemIntegrity",
            "RankingChange", "Severity", "TRANSCRIPT_CHECKS"]
