@@ -64,7 +64,9 @@ class IntegrityKind(StepKind[IntegrityRecord, IntegrityStepSummary]):
         if s is None:
             return item_lines(summary.integrity_items) if summary.integrity_items else []
         judged = (f"; judge: {s.n_confirmed} confirmed, {s.n_cleared} cleared, "
-                  f"{s.n_not_judged} not judged; spend ${s.cost_usd:.4f}" if s.judged
+                  f"{s.n_not_judged} not judged"
+                  + (f" ({s.n_skipped_cost} for the cost cap)" if s.n_skipped_cost else "")
+                  + f"; spend ${s.cost_usd:.4f}" if s.judged
                   else "; findings unconfirmed (no judge)")
         return [f"{self.name}: {s.n_flagged} of {s.n_results} results flagged, "
                 f"{s.n_flagged_passes} passes counted as failures{judged}"]
@@ -79,6 +81,13 @@ class IntegrityKind(StepKind[IntegrityRecord, IntegrityStepSummary]):
             head += (f"; {s.n_without_transcript} without a transcript (tool-call checks "
                      "unknown)")
         return [head] + (arm_lines(s) if s.n_flagged else [])
+
+    def left_out_for_cost(self, summary: IntegrityStepSummary) -> tuple[str, list[str]]:
+        s = summary.integrity
+        return "not confirmed", list(s.skipped_cost) if s is not None else []
+
+    def n_left_out_for_cost(self, summary: IntegrityStepSummary) -> int:
+        return summary.integrity.n_skipped_cost if summary.integrity is not None else 0
 
     def spend_usd(self, summary: IntegrityStepSummary) -> float:
         return summary.integrity.cost_usd if summary.integrity is not None else 0.0
