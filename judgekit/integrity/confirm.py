@@ -24,7 +24,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -96,8 +96,9 @@ def _calls(result: RunResult | None, record: IntegrityRecord) -> tuple[str, str]
 
 
 def materials(record: IntegrityRecord, result: RunResult | None,
-              sample: tuple[int, int] = (1, 1)) -> Materials:
-    """The prompt for one flagged result, and its texts."""
+              sample: tuple[int, int] = (1, 1), scale: float = 1.0) -> Materials:
+    """The prompt for one flagged result (its blocks cut to ``scale`` times
+    :data:`BUDGETS`), and its texts."""
     session = result.session if result is not None else None
     patch = (result.agent_diff if result is not None and result.agent_diff is not None
              else session.patch if session is not None else None) or ""
@@ -108,7 +109,7 @@ def materials(record: IntegrityRecord, result: RunResult | None,
     for key, label, raw in (("description", "task description", description),
                             ("patch", "agent patch", patch),
                             ("transcript", "tool calls", shown)):
-        c = condense(raw, BUDGETS[key], label)
+        c = condense(raw, int(BUDGETS[key] * scale), label)
         cut = cut or c.note is not None
         blocks[key] = fence(label, c.text)
     k, n = sample
@@ -140,13 +141,36 @@ def requests_of(records: Sequence[IntegrityRecord], runs: Sequence[RunResult]
     system = read_template("integrity_system.md").safe_substitute()
     requests, made = [], []
     for n, record in enumerate(records):
-        m = materials(record, by_key.get(record.key()))
-        requests.append(JudgeRequest(
-            key=f"integrity/{n}/{record.task_id}/{record.arm}/{record.attempt}",
-            system=system, prompt=m.prompt, schema=verdict_schema(),
-            soft_check=partial(quote_problems, sources=m.sources)))
+        result = by_key.get(record.key())
+        m = materials(record, result)
+        key = f"integrity/{n}/{record.task_id}/{record.arm}/{record.attempt}"
+        ask = partial(_request, key=key, system=system)
+        requests.append(ask(m, fit=partial(_fitted, ask, record, result, len(system))))
         made.append(m)
     return requests, made
+
+
+def _request(m: Materials, *, key: str, system: str,
+             fit: Callable[[int], JudgeRequest | None] | None = None) -> JudgeRequest:
+    return JudgeRequest(key=key, system=system, prompt=m.prompt, schema=verdict_schema(),
+                        soft_check=partial(quote_problems, sources=m.sources), fit=fit)
+
+
+def _fitted(ask: Callable[[Materials], JudgeRequest], record: IntegrityRecord,
+            result: RunResult | None, system_chars: int, max_chars: int
+            ) -> JudgeRequest | None:
+    """The request with its blocks cut until system and prompt keep within
+    ``max_chars``."""
+    scale = 1.0
+    for _ in range(4):
+        m = materials(record, result, scale=scale)
+        size = system_chars + len(m.prompt)
+        if size <= max_chars:
+            return ask(m)
+        scale *= max(0.1, (max_chars - system_chars) / size * 0.9)
+        if scale < 0.02:
+            return None
+    return None
 
 
 @dataclass
