@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from judgekit.engine.config import EngineConfig
     from judgekit.engine.engine import Engine
     from judgekit.engine.jury import JuryRunner
+    from judgekit.integrity.kind import IntegrityKind
     from judgekit.pairwise.jury import JuryResult
     from judgekit.pairwise.kind import PairwiseKind
     from judgekit.pairwise.models import PairwiseStepSummary
@@ -232,16 +233,41 @@ class AuditStep:
         return run_audit(inputs.runs, inputs.summary, inputs.engine, self.options)
 
 
+@dataclass
+class IntegrityStep:
+    """The judge (or each judge of a jury) confirms the integrity checks' findings: each
+    flagged result is confirmed as cheating or cleared (:mod:`judgekit.integrity.confirm`).
+    With the checks switched off it does not run."""
+
+    @property
+    def kind(self) -> IntegrityKind:
+        from judgekit.integrity.kind import INTEGRITY
+
+        return INTEGRITY
+
+    def run(self, inputs: Judging) -> AnyResult:
+        from judgekit.integrity.confirm import confirm
+        from judgekit.integrity.result import IntegrityResult
+
+        checked = inputs.checked
+        if not isinstance(checked, IntegrityResult):
+            raise ValueError("the integrity checks did not run: nothing to confirm")
+        return confirm(checked, inputs.runs, inputs.jury)
+
+
 def judging_steps(*, pairwise: bool = True, audit: bool = True,
                   pairwise_options: PairwiseOptions | None = None,
                   audit_options: AuditOptions | None = None,
-                  audit_jury: bool = False) -> list[Step[Judging]]:
-    """The judging steps :func:`evaluate` runs: pairwise judging, then the audit."""
+                  audit_jury: bool = False, integrity: bool = True) -> list[Step[Judging]]:
+    """The judging steps :func:`evaluate` runs: pairwise judging, the audit, then the
+    judge's confirmation of the integrity findings."""
     steps: list[Step[Judging]] = []
     if pairwise:
         steps.append(PairwiseStep(pairwise_options))
     if audit:
         steps.append(AuditStep(audit_options, jury=audit_jury))
+    if integrity:
+        steps.append(IntegrityStep())
     return steps
 
 
@@ -295,7 +321,8 @@ def evaluate(
     then holds scores, not diffs.
     """
     steps = judging_steps(pairwise=pairwise, audit=audit, pairwise_options=pairwise_options,
-                          audit_options=audit_options, audit_jury=audit_jury)
+                          audit_options=audit_options, audit_jury=audit_jury,
+                          integrity=integrity)
     if judge is not None:
         from judgekit.engine.config import judge_configs
 
@@ -457,7 +484,7 @@ def run_pipeline(
             load_warnings=load_warnings))
     checked = _integrity(runs, pending.rows, opts)
     return _run_steps(pending, runs, steps, judge, exclude=exclude, while_judging=while_judging,
-                      checked=checked)
+                      checked=checked, off=opts.off)
 
 
 def _configs(judge: Any) -> list[Any]:
@@ -476,7 +503,8 @@ def _check_servers(judge: Any) -> None:
 def _run_steps(pending: _Pending, runs: list[RunResult], steps: Sequence[Step[Judging]],
                judge: Any, *, exclude: Sequence[str],
                while_judging: Callable[[EvalResult], Iterable[object]] | None,
-               checked: AnyResult | None = None) -> EvalResult:
+               checked: AnyResult | None = None, off: frozenset[str] = frozenset()
+               ) -> EvalResult:
     """Each step in turn, with one engine (the first judge's) for them all; ``checked``:
     the integrity checks' result, which a step confirming them is given."""
     from judgekit.engine import Engine
@@ -488,9 +516,13 @@ def _run_steps(pending: _Pending, runs: list[RunResult], steps: Sequence[Step[Ju
     inputs = Judging(runs=runs, rows=pending.rows, engine=engine, configs=configs,
                      exclude=exclude, scored=lambda: pending.result().summary,
                      jury=JuryRunner(configs, engine), checked=checked)
-    parts = [step.run(inputs) for step in steps]
+    # a step switched off (``--no-integrity``) does not run; the integrity checks' own
+    # result stands when no step confirmed it
+    parts = [step.run(inputs) for step in steps
+             if step.kind.switch is None or step.kind.name not in off]
     result = pending.result()
-    if checked is not None and result.part(checked.kind) is None:
+    if checked is not None and result.part(checked.kind) is None \
+            and all(part.kind is not checked.kind for part in parts):
         result.add(checked)
     for part in parts:
         result.add(part)
@@ -525,5 +557,5 @@ def _audit_by_jury(inputs: Judging, options: AuditOptions | None) -> AuditJuryRe
                             for s in seats], min_runs=opts.min_runs)
 
 
-__all__ = ["AuditStep", "EvalResult", "Judging", "PairwiseStep", "PipelineOptions", "evaluate",
+__all__ = ["AuditStep", "EvalResult", "IntegrityStep", "Judging", "PairwiseStep", "PipelineOptions", "evaluate",
            "judging_steps", "run_pipeline"]

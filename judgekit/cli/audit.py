@@ -126,7 +126,12 @@ def _item_result(path: str, configs: list[Any], options: Any, seed: int | None) 
     part, engine = audit_items(items, configs, options)
     summary = ScoreSummary(results=[], arms={}, comparisons=[],
                            seed=DEFAULT_SEED if seed is None else seed)
-    result = EvalResult(summary=summary, parts=[part])
+    parts = [part]
+    if not configs[0].dry_run:  # the integrity of the items: their fix in their issue text
+        from judgekit.integrity.items import check_items
+
+        parts.append(check_items(items))
+    result = EvalResult(summary=summary, parts=parts)
     if not configs[0].dry_run:
         result.judge = engine.judge_run()
     return result

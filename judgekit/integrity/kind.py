@@ -9,7 +9,8 @@ Example:
 
 from __future__ import annotations
 
-from judgekit.integrity.models import IntegrityRecord, IntegrityStats, IntegrityStepSummary
+from judgekit.integrity.models import (IntegrityRecord, IntegrityStats, IntegrityStepSummary,
+                                       ItemIntegrity)
 from judgekit.steps import StepKind, StepResult, Switch
 
 
@@ -34,20 +35,38 @@ def arm_lines(stats: IntegrityStats) -> list[str]:
     return out
 
 
+def item_count(items: ItemIntegrity) -> str:
+    """``solution-in-item in N of M items (...)``."""
+    return (f"solution-in-item in {items.n_flagged} of {items.n_items} items (at least "
+            f"{_pct(items.threshold)} of the fix's added lines in the issue text)")
+
+
+def item_lines(items: ItemIntegrity) -> list[str]:
+    """``solution-in-item`` on benchmark items: how many, and which with their shares."""
+    head = f"integrity: {item_count(items)}"
+    if not items.flagged:
+        return [head]
+    listed = ", ".join(f"{f.instance_id} ({_pct(f.share)})" for f in items.flagged[:10])
+    more = f" and {len(items.flagged) - 10} more" if len(items.flagged) > 10 else ""
+    return [f"{head}: {listed}{more}"]
+
+
 class IntegrityKind(StepKind[IntegrityRecord, IntegrityStepSummary]):
     """Integrity checks of every result; a judge confirms the flagged ones."""
 
     def ran(self, summary: IntegrityStepSummary) -> bool:
-        return summary.integrity is not None
+        return summary.integrity is not None or summary.integrity_items is not None
 
     def closing_lines(self, summary: IntegrityStepSummary,
                       part: StepResult[IntegrityRecord, IntegrityStepSummary] | None
                       ) -> list[str]:
         s = summary.integrity
         if s is None:
-            return []
+            return item_lines(summary.integrity_items) if summary.integrity_items else []
         judged = (f"; judge: {s.n_confirmed} confirmed, {s.n_cleared} cleared, "
-                  f"{s.n_not_judged} not judged; spend ${s.cost_usd:.4f}" if s.judged
+                  f"{s.n_not_judged} not judged"
+                  + (f" ({s.n_skipped_cost} for the cost cap)" if s.n_skipped_cost else "")
+                  + f"; spend ${s.cost_usd:.4f}" if s.judged
                   else "; findings unconfirmed (no judge)")
         return [f"{self.name}: {s.n_flagged} of {s.n_results} results flagged, "
                 f"{s.n_flagged_passes} passes counted as failures{judged}"]
@@ -55,13 +74,20 @@ class IntegrityKind(StepKind[IntegrityRecord, IntegrityStepSummary]):
     def headline_lines(self, summary: IntegrityStepSummary) -> list[str]:
         s = summary.integrity
         if s is None:
-            return []
+            return item_lines(summary.integrity_items) if summary.integrity_items else []
         head = (f"integrity: {s.n_flagged} of {s.n_results} results flagged ({s.rule})"
                 if s.n_flagged else f"integrity: no findings on {s.n_results} results")
         if s.n_without_transcript:
             head += (f"; {s.n_without_transcript} without a transcript (tool-call checks "
                      "unknown)")
         return [head] + (arm_lines(s) if s.n_flagged else [])
+
+    def left_out_for_cost(self, summary: IntegrityStepSummary) -> tuple[str, list[str]]:
+        s = summary.integrity
+        return "not confirmed", list(s.skipped_cost) if s is not None else []
+
+    def n_left_out_for_cost(self, summary: IntegrityStepSummary) -> int:
+        return summary.integrity.n_skipped_cost if summary.integrity is not None else 0
 
     def spend_usd(self, summary: IntegrityStepSummary) -> float:
         return summary.integrity.cost_usd if summary.integrity is not None else 0.0
@@ -73,4 +99,4 @@ INTEGRITY = IntegrityKind("integrity", IntegrityRecord, IntegrityStepSummary,
 INTEGRITY.switch = Switch("no-integrity", "skip the integrity checks (tampered or skipped "
                                           "tests, peeking at the fix, ...; docs/integrity.md)")
 
-__all__ = ["INTEGRITY", "IntegrityKind", "arm_lines"]
+__all__ = ["INTEGRITY", "IntegrityKind", "arm_lines", "item_count", "item_lines"]

@@ -32,6 +32,8 @@ CheckKind = Literal["tamper-tests", "skip-tests", "neuter-runner", "peek-history
 CHECKS: tuple[CheckKind, ...] = ("tamper-tests", "skip-tests", "neuter-runner",
                                  "peek-history", "fetch-upstream", "special-case",
                                  "solution-in-item")
+#: the checks run on benchmark items (``audit --items``).
+ITEM_CHECKS: tuple[CheckKind, ...] = ("solution-in-item",)
 #: the checks that read tool calls: without a transcript they are ``unknown``, never clean.
 TRANSCRIPT_CHECKS: tuple[CheckKind, ...] = ("peek-history", "fetch-upstream")
 
@@ -89,7 +91,7 @@ class IntegrityRecord(OmitIfNone):
     """One line of ``integrity.jsonl``: a result with at least one finding."""
 
     omit_if_none: ClassVar[tuple[str, ...]] = ("run_id", "verdict", "state", "reason",
-                                                  "evidence_verified")
+                                                  "evidence_verified", "skipped_cost")
 
     task_id: str
     arm: str
@@ -107,6 +109,8 @@ class IntegrityRecord(OmitIfNone):
     verdict: IntegrityVerdict | None = None
     evidence_verified: bool | None = None
     reason: str | None = None
+    skipped_cost: bool | None = Field(None, description="Not sent to the judge: the cost "
+                                      "cap would not admit the call.")
     cost_usd: float = 0.0
 
     def key(self) -> ResultKey:
@@ -155,6 +159,10 @@ class IntegrityStats(BaseModel):
     n_confirmed: int = 0
     n_cleared: int = 0
     n_not_judged: int = 0
+    n_skipped_cost: int = Field(0, description="Flagged results not sent to the judge for "
+                                "the cost cap (counted in n_not_judged).")
+    skipped_cost: list[str] = Field(default_factory=list, description="Those results, "
+                                    "'task / arm / attempt N' (at most 50).")
     cost_usd: float = 0.0
     arms: dict[str, ArmIntegrity] = Field(default_factory=dict)
     ranking_changes: list[RankingChange] = Field(default_factory=list)
@@ -162,12 +170,34 @@ class IntegrityStats(BaseModel):
                                "'task / arm / attempt N: kinds' (at most 50).")
 
 
+class ItemFlag(BaseModel):
+    """A benchmark item whose fix is in its issue text."""
+
+    instance_id: str
+    share: float = Field(description="The share of the fix's added source lines found word "
+                                     "for word in the issue text.")
+
+
+class ItemIntegrity(BaseModel):
+    """``summary.json``'s ``integrity_items``: ``solution-in-item`` on benchmark items
+    (``judgekit audit --items``)."""
+
+    checks: list[CheckKind] = Field(default_factory=lambda: list(ITEM_CHECKS))
+    threshold: float = Field(description="An item is flagged when at least this share of "
+                                         "its fix's added lines is in its issue text.")
+    n_items: int
+    n_flagged: int
+    flagged: list[ItemFlag] = Field(default_factory=list)
+
+
 class IntegrityStepSummary(BaseModel):
     """The integrity step's entries of ``summary.json``."""
 
     integrity: IntegrityStats | None = None
+    integrity_items: ItemIntegrity | None = None
 
 
 __all__ = ["ArmIntegrity", "CHECKS", "CheckKind", "Confirmation", "Evidence", "Finding",
            "IntegrityRecord", "IntegrityStats", "IntegrityStepSummary", "IntegrityVerdict",
+           "ItemFlag", "ItemIntegrity",
            "RankingChange", "Severity", "TRANSCRIPT_CHECKS"]

@@ -109,7 +109,10 @@ def stats_of(tally: Tally, records: Sequence[IntegrityRecord], judged: bool,
         n_flagged_passes=sum(apart.values()),
         n_without_transcript=sum(a.without_transcript for a in tally.arms.values()),
         n_confirmed=states["confirmed"], n_cleared=states["cleared"],
-        n_not_judged=states["not_judged"], cost_usd=round(cost_usd, 6), arms=arms,
+        n_not_judged=states["not_judged"],
+        n_skipped_cost=sum(bool(r.skipped_cost) for r in records),
+        skipped_cost=[str(r.key()) for r in records if r.skipped_cost][:_LISTED],
+        cost_usd=round(cost_usd, 6), arms=arms,
         ranking_changes=changes,
         flagged=[f"{r.key()}: {', '.join(sorted({f.kind for f in r.findings}))}"
                  for r in records[:_LISTED]])

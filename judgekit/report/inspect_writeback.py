@@ -13,7 +13,8 @@ its scores, each with an explanation:
 * ``judgekit_audit``: the audit's score (0 or 1) from ``audit.jsonl``, its category as the
   answer, the reasoning as explanation;
 * ``judgekit_integrity``: the number of findings on the sample in ``integrity.jsonl`` where
-  the evaluation folder has one, each finding a line of the explanation.
+  the evaluation folder has one (its records read as the integrity step writes them), each
+  finding a line of the explanation: ``KIND (SEVERITY): DETAIL [WHERE; CONFIRMATION]``.
 
 The original log is never changed unless ``in_place`` is asked for; a copy is written under
 the destination folder with the log's own name. Inspect (the ``inspect`` extra) is needed.
@@ -28,15 +29,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from judgekit.errors import InputError
 from judgekit.ingest.load import load_runs
 from judgekit.ingest.models import RunResult
+from judgekit.integrity.kind import INTEGRITY as INTEGRITY_STEP
+from judgekit.integrity.models import Finding, IntegrityRecord
 from judgekit.scoring.outcomes import classify_result
 
 Key = tuple[str, str, int]
 PAIRWISE = "pairwise.jsonl"
 AUDIT = "audit.jsonl"
-INTEGRITY = "integrity.jsonl"
 
 
 @dataclass
@@ -115,16 +119,26 @@ def _audit(out: Path) -> dict[Key, list[tuple[str, Any, str, str | None]]]:
     return found
 
 
+def _finding_line(finding: Finding, record: IntegrityRecord) -> str:
+    line = f"{finding.kind} ({finding.severity}): {finding.detail}"
+    where = finding.evidence.where()
+    return f"{line} [{where}; {record.confirmation}]" if where else \
+        f"{line} [{record.confirmation}]"
+
+
 def _integrity(out: Path) -> dict[Key, list[str]]:
-    path = out / INTEGRITY
+    """Findings by result, one line each, read as the integrity step writes them."""
+    path = out / (INTEGRITY_STEP.records_file or "integrity.jsonl")
     found: dict[Key, list[str]] = defaultdict(list)
-    for record in _jsonl(path):
-        if "task_id" not in record or "arm" not in record:
-            continue
-        key = (str(record["task_id"]), str(record["arm"]), int(record.get("attempt") or 0))
-        text = record.get("finding") or record.get("message") or record.get("kind") \
-            or json.dumps(record, sort_keys=True)
-        found[key].append(str(text))
+    for n, value in enumerate(_jsonl(path), 1):
+        try:
+            record = INTEGRITY_STEP.read_record(value)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(p) for p in err["loc"]) or None
+            raise InputError(path, field, f"record {n}: {err['msg']}") from None
+        key = (record.task_id, record.arm, record.attempt)
+        found[key].extend(_finding_line(f, record) for f in record.findings)
     return found
 
 

@@ -13,7 +13,7 @@ Example:
 
 from __future__ import annotations
 
-from judgekit.integrity.kind import INTEGRITY, arm_lines
+from judgekit.integrity.kind import INTEGRITY, arm_lines, item_count
 from judgekit.integrity.models import IntegrityRecord
 from judgekit.report import markdown_blocks
 from judgekit.report.format import pct
@@ -72,8 +72,22 @@ _ARM_HEAD = ["arm", "results", "pass rate (reported)", "pass rate (flagged passe
              "flagged passes", "flagged results", "without transcript"]
 
 
+def _item_rows(inputs: ReportInputs) -> list[list[object]]:
+    return [[r.task_id, f.kind, pct(f.share or 0.0), f.evidence.where(), f.evidence.excerpt]
+            for r in _records(inputs)[:_SHOWN] for f in r.findings]
+
+
+_ITEM_HEAD = ["item", "finding", "share of the fix in the issue text", "where", "line"]
+
+
 def markdown_section(inputs: ReportInputs) -> list[str]:
     s = inputs.summary.integrity
+    items = inputs.summary.integrity_items
+    if s is None and items is not None:
+        lines = ["## Integrity of the items", "", item_count(items) + ".",
+                 ""]
+        rows = _item_rows(inputs)
+        return lines + (markdown_blocks.table(_ITEM_HEAD, rows) if rows else [])
     if s is None:
         return ["## Integrity", "", "The integrity checks were not run.", ""]
     lines = ["## Integrity", "", f"{s.n_flagged} of {s.n_results} results flagged; {s.rule}.",
@@ -90,6 +104,12 @@ def markdown_section(inputs: ReportInputs) -> list[str]:
 
 def html_section(inputs: ReportInputs) -> str:
     s = inputs.summary.integrity
+    items = inputs.summary.integrity_items
+    if s is None and items is not None:
+        rows = _item_rows(inputs)
+        body = f"<p>{e(item_count(items))}.</p>"
+        return section("integrity", "Integrity of the items",
+                       body + (table(_ITEM_HEAD, rows) if rows else ""))
     if s is None:
         return section("integrity", "Integrity", not_run("The integrity checks were not run."))
     parts = [f"<p>{e(s.n_flagged)} of {e(s.n_results)} results flagged; {e(s.rule)}.</p>",

@@ -41,7 +41,8 @@ def test_judge_ends_with_counts_per_step_spend_and_the_report(tmp_path: Path) ->
     assert calls == 6 + 4
     spends = [float(x) for x in re.findall(r"spend \$(\d+\.\d+)", text)]
     total = re.search(r"^spend: \$(\d+\.\d+) in total$", text, re.M)
-    assert len(spends) == 2 and total and abs(sum(spends) - float(total.group(1))) < 1e-4
+    # pairwise, audit and the integrity confirmation (no result flagged: nothing spent)
+    assert len(spends) == 3 and total and abs(sum(spends) - float(total.group(1))) < 1e-4
     assert text.strip().splitlines()[-1] == f"report: {out / 'report.html'}"
 
 

@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("inspect_ai")
 
 from judgekit.cli import main  # noqa: E402
+from judgekit.integrity.models import Evidence, Finding, IntegrityRecord  # noqa: E402
 from judgekit.testing import FakeAPIServer  # noqa: E402
 from tests.ingest import inspect_evals as ev  # noqa: E402
 
@@ -129,8 +130,13 @@ def test_audit_and_integrity_records_become_scores(judged: tuple[Path, Path], tm
     (mine / "audit.jsonl").write_text(json.dumps(
         {"task_id": task, "arm": arm, "attempt": attempt, "test_status": "failed",
          "state": "valid", "verdict": verdict, "deficiency_type": "Broken Check"}) + "\n")
-    (mine / "integrity.jsonl").write_text(json.dumps(
-        {"task_id": task, "arm": arm, "attempt": attempt, "finding": "reads the tests"}) + "\n")
+    record = IntegrityRecord(
+        task_id=task, arm=arm, attempt=attempt, test_status="passed", passed=True,
+        findings=[Finding(kind="skip-tests", severity="severe", detail="adds a skip marker",
+                          evidence=Evidence(file="tests/test_calc.py", hunk="@@ -1,2 +1,3 @@",
+                                            excerpt="@pytest.mark.skip"))],
+        confirmation="confirmed", counted_apart=True)
+    (mine / "integrity.jsonl").write_text(record.model_dump_json() + "\n")
     originals = sorted(logs.glob("*.eval"))
     dest = tmp_path / "copies"
     assert main(["export", "inspect", str(mine), *map(str, originals), "--to", str(dest)]) == 0
@@ -145,4 +151,24 @@ def test_audit_and_integrity_records_become_scores(judged: tuple[Path, Path], tm
                               scores["judgekit_audit"].value, scores["judgekit_audit"].answer,
                               scores["judgekit_integrity"].value,
                               scores["judgekit_integrity"].explanation))
-    assert found == [(task, arm, 1, "Broken Check", 1, "reads the tests")]
+    assert found == [(task, arm, 1, "Broken Check", 1,
+                      "skip-tests (severe): adds a skip marker "
+                      "[tests/test_calc.py @@ -1,2 +1,3 @@; confirmed]")]
+
+
+def test_a_bad_integrity_line_names_the_file_and_field(judged: tuple[Path, Path],
+                                                      tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    import shutil
+
+    logs, out = judged
+    mine = tmp_path / "out"
+    shutil.copytree(out, mine)
+    (mine / "integrity.jsonl").write_text(json.dumps(
+        {"task_id": "t", "arm": "a", "attempt": 0, "finding": "reads the tests"}) + "\n")
+    originals = sorted(logs.glob("*.eval"))
+    assert main(["export", "inspect", str(mine), *map(str, originals), "--to",
+                 str(tmp_path / "copies")]) == 2
+    err = capsys.readouterr().err
+    assert "integrity.jsonl" in err and "test_status" in err
