@@ -172,3 +172,59 @@ def test_a_bad_integrity_line_names_the_file_and_field(judged: tuple[Path, Path]
                  str(tmp_path / "copies")]) == 2
     err = capsys.readouterr().err
     assert "integrity.jsonl" in err and "test_status" in err
+
+
+def test_inspect_view_lists_the_scores_in_a_browser(judged: tuple[Path, Path], tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """`inspect view` on the copies, read in headless Chromium: each judgekit score is a
+    column of the samples list, with each sample's value in it."""
+    import shutil
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    from inspect_ai.log import read_eval_log
+
+    from tests.review.cdp import Browser
+
+    logs, out = judged
+    original = sorted(logs.glob("*.eval"))[0]
+    dest = tmp_path / "copies"
+    assert main(["export", "inspect", str(out), str(original), "--to", str(dest)]) == 0
+    capsys.readouterr()
+    samples = read_eval_log(str(dest / original.name)).samples or []
+    names = sorted({k for s in samples for k in (s.scores or {}) if k.startswith("judgekit")})
+    assert names
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    inspect = shutil.which("inspect", path=str(Path(sys.executable).parent)) or "inspect"
+    view = subprocess.Popen([inspect, "view", "--log-dir", str(dest), "--host", "127.0.0.1",
+                             "--port", str(port)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    browser = None
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.2)
+        browser = Browser(tmp_path / "browser")
+        browser.goto(f"http://127.0.0.1:{port}/#/logs/{original.name}")
+        shown = browser.wait_for(
+            "(() => { const t = document.body ? document.body.innerText : '';"
+            " return /judgekit_tests/i.test(t) && /Samples/.test(t) ? t : ''; })()")
+        browser.screenshot("inspect-view")
+    finally:
+        if browser is not None:
+            browser.close()
+        view.terminate()
+        view.wait(10)
+    text = str(shown).lower()
+    for name in names:
+        assert name.lower() in text, name
+    for sample in samples:
+        value = str((sample.scores or {})["judgekit_tests"].value).lower()
+        assert value in text
