@@ -11,6 +11,7 @@ from judgekit.ingest.transcripts import ModelUsage, read_transcript
 from tests.clirun import judgekit
 
 FIXTURE = Path(__file__).parent / "fixtures" / "claude-cost-state-session.jsonl"
+WRITTEN = Path(__file__).parent / "fixtures" / "claude-2.1.332-cost-state-session.jsonl"
 
 
 def test_a_session_file_cost_state_gives_cost_and_tokens_per_model() -> None:
@@ -54,3 +55,22 @@ def test_the_cli_shows_the_recorded_cost() -> None:
     proc = judgekit("transcript", FIXTURE)
     assert proc.returncode == 0, proc.stderr
     assert "$0.0010" in proc.stdout and "cost not recorded" not in proc.stdout
+
+
+def test_the_cost_state_line_claude_code_2_1_332_wrote() -> None:
+    """A session file written by the CLI itself (not composed): ``transcript --json`` gives
+    the cost and the tokens per model of its own ``cost-state`` line."""
+    lines = [json.loads(line) for line in WRITTEN.read_text().splitlines()]
+    (state,) = [line for line in lines if line["type"] == "cost-state"]
+    assert lines[-1] is state  # written as the run ended
+    proc = judgekit("transcript", WRITTEN, "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["format"] == "claude-code" and data["exit_status"] == "completed"
+    assert data["cost_usd"] == state["totalCostUSD"]
+    assert data["model_usage"] == {model: {
+        "tokens_in": usage["inputTokens"], "tokens_out": usage["outputTokens"],
+        "cache_read_tokens": usage["cacheReadInputTokens"],
+        "cache_write_tokens": usage["cacheCreationInputTokens"], "cost_usd": usage["costUSD"]}
+        for model, usage in state["modelUsage"].items()}
+    assert [c["name"] for c in data["tool_calls"]] == ["Bash", "Bash"]
