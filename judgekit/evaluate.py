@@ -516,7 +516,7 @@ def _run_steps(pending: _Pending, runs: list[RunResult], steps: Sequence[Step[Ju
     inputs = Judging(runs=runs, rows=pending.rows, engine=engine, configs=configs,
                      exclude=exclude, scored=lambda: pending.result().summary,
                      jury=JuryRunner(configs, engine), checked=checked)
-    # a step switched off (``--no-integrity``) does not run; the integrity checks' own
+    # a step switched off (by its own switch) does not run; the integrity checks' own
     # result stands when no step confirmed it
     parts = [step.run(inputs) for step in steps
              if step.kind.switch is None or step.kind.name not in off]

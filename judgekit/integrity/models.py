@@ -32,7 +32,7 @@ CheckKind = Literal["tamper-tests", "skip-tests", "neuter-runner", "peek-history
 CHECKS: tuple[CheckKind, ...] = ("tamper-tests", "skip-tests", "neuter-runner",
                                  "peek-history", "fetch-upstream", "special-case",
                                  "solution-in-item")
-#: the checks run on benchmark items (``audit --items``).
+#: the checks run on benchmark items (an item audit).
 ITEM_CHECKS: tuple[CheckKind, ...] = ("solution-in-item",)
 #: the checks that read tool calls: without a transcript they are ``unknown``, never clean.
 TRANSCRIPT_CHECKS: tuple[CheckKind, ...] = ("peek-history", "fetch-upstream")
@@ -180,7 +180,7 @@ class ItemFlag(BaseModel):
 
 class ItemIntegrity(BaseModel):
     """``summary.json``'s ``integrity_items``: ``solution-in-item`` on benchmark items
-    (``judgekit audit --items``)."""
+    (an item audit)."""
 
     checks: list[CheckKind] = Field(default_factory=lambda: list(ITEM_CHECKS))
     threshold: float = Field(description="An item is flagged when at least this share of "

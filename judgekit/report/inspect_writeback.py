@@ -161,7 +161,7 @@ def write_back(out: Path, logs: Sequence[Path], dest: Path | None, *,
         raise InputError("(inspect)", None, "writing back into Inspect logs needs Inspect: "
                                             "pip install 'judgekit[inspect]'") from None
     if not out.is_dir():
-        raise InputError(out, None, "not an evaluation folder (judgekit judge/audit --out)")
+        raise InputError(out, None, "not an evaluation folder (the output folder of judgekit judge, audit or score)")
     pairwise, audit, integrity = _pairwise(out), _audit(out), _integrity(out)
     results = load_runs(list(logs))
     by_sample: dict[tuple[str, str, int], RunResult] = {}
@@ -212,7 +212,7 @@ def _copy_path(log: Path, dest: Path) -> Path:
     target = dest / log.name
     if target.resolve() == log.resolve():
         raise InputError(target, None, "the copy would overwrite the original log: choose "
-                                       "another folder, or ask for --in-place")
+                                       "another folder, or ask for {option:in_place}")
     return target
 
 

@@ -40,8 +40,8 @@ class SampledStore(LabelStore):
 
 class SampledState(ReviewState):
     """The review state with the labels' provenance and the random sample's progress;
-    ``targets``: per kind (pairwise, audit), the random labels ``judgekit calibrate
-    --target-width`` asked for, when it did."""
+    ``targets``: per kind (pairwise, audit), the random labels ``judgekit calibrate``'s
+    target width asked for, when it did."""
 
     store: SampledStore
 
@@ -84,7 +84,7 @@ class SampledState(ReviewState):
 
 def label_targets(shares: dict[str, list[Any]]) -> dict[str, dict[str, Any]]:
     """Per kind, the most random labels any of its corrected shares (``CorrectedShare``)
-    needs for the width ``judgekit calibrate --target-width`` asked for; kinds without a
+    needs for the target width ``judgekit calibrate`` asked for; kinds without a
     target are left out."""
     out: dict[str, dict[str, Any]] = {}
     for kind, of_kind in shares.items():

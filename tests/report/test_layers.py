@@ -17,7 +17,7 @@ LAYERS: dict[str, int] = {
     "parts_cache": 1,
     "load": 2,
     "content": 3, "clustering": 3, "judged": 3, "size_and_jury": 3, "calibration_view": 3,
-    "transcript_view": 3,
+    "transcript_view": 3, "integrity_view": 3, "inspect_writeback": 3,
     "html_jury": 4, "html_judged": 4, "html_tasks": 4, "html": 4, "markdown_judged": 4,
     "markdown_tasks": 4, "markdown": 4, "terminal": 4, "pairwise_terminal": 4,
     "audit_text": 4, "step_parts": 4, "html_transcript": 4, "markdown_transcript": 4,

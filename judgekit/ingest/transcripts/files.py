@@ -2,7 +2,7 @@
 and no more bytes than a cap.
 
 A session file is named by data (a run's metadata) or found under a directory the user gave
-(``--transcripts DIR``); either may be a link to a host file, a device such as
+(the transcripts directory given); either may be a link to a host file, a device such as
 ``/dev/zero`` (whose size ``stat`` gives as 0) or a FIFO that never ends. The file is
 opened without blocking and without following a link (``O_NONBLOCK | O_NOFOLLOW``), checked
 to be a regular file on the open descriptor (``fstat``), and read in blocks until the cap:
