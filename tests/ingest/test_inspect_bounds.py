@@ -19,7 +19,6 @@ from judgekit.scoring.score import score
 from judgekit.scoring.stream import iter_scored
 
 from tests.clirun import judgekit
-from tests.ingest import inspect_evals as ev
 
 
 def _bomb(path: Path, member_bytes: int, name: str = "samples/1_epoch_1.json") -> Path:
@@ -58,6 +57,9 @@ def _inflated(log: Path, member: str, pad: int, out: Path) -> Path:
 
 def test_one_sample_over_the_cap_is_marked_and_the_others_are_scored(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("inspect_ai")  # a real log, written by Inspect
+    from tests.ingest import inspect_evals as ev
+
     log = ev.run(ev.swe_calc(), tmp_path / "logs", "eval", ev.CONTEXT)
     with zipfile.ZipFile(log) as archive:
         largest = max(i.file_size for i in archive.infolist())
