@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import shlex
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from judgekit.ingest.transcripts.model import ToolCall, Transcript
@@ -238,7 +238,7 @@ _WRITES = re.compile(r"(?<![0-9&>])>(?![&>]?\s*/dev/null)|\bsed\b[^\n|;&]*\s-i|\
 _RM = re.compile(r"(?:^|[;&|\n]\s*)(?:git\s+)?rm\s+(?:-\w+\s+)*([^\n;&|]+)")
 
 
-def _shell_changes(index: int, command: str) -> Iterator[Change]:
+def shell_changes(index: int, command: str) -> Iterator[Change]:
     # each pattern runs only on a command holding its literal words (most hold none)
     if "<<" in command:
         for m in _HEREDOC.finditer(command):
@@ -308,17 +308,29 @@ def tool_call_changes(transcript: Transcript | None,
     joined by newlines)."""
     if transcript is None:
         return []
-    out: list[Change] = []
+    calls = transcript.tool_calls
     if shell is None:
-        shell = [(i, c.arguments["command"]) for i, c in enumerate(transcript.tool_calls)
+        shell = [(i, c.arguments["command"]) for i, c in enumerate(calls)
                  if isinstance(c.arguments.get("command"), str)]
-    if len(shell) < len(transcript.tool_calls):
-        for index, call in enumerate(transcript.tool_calls):
-            if not isinstance(call.arguments.get("command"), str):
-                out.extend(_edit_changes(index, call))
+    others = ([] if len(shell) == len(calls) else
+              [i for i, c in enumerate(calls) if not isinstance(c.arguments.get("command"), str)])
     # the commands that may write a file, found by one scan of them all
-    for at in hinted([c for _, c in shell], WRITE_WORDS, joined):
-        out.extend(_shell_changes(*shell[at]))
+    writes = [shell[at] for at in hinted([c for _, c in shell], WRITE_WORDS, joined)]
+    return call_edits(calls, others, writes)
+
+
+def call_edits(calls: Sequence[ToolCall], others: Sequence[int],
+               writes: Sequence[tuple[int, str]],
+               shell: Callable[[int, str], Iterable[Change]] | None = None) -> list[Change]:
+    """The edits of the tool calls at ``others`` (edit and patch tools) and of the shell
+    commands ``writes`` (index and text) that may write a file, in order; ``shell``: how a
+    command's edits are read (:func:`shell_changes` unless given)."""
+    out: list[Change] = []
+    for index in others:
+        out.extend(_edit_changes(index, calls[index]))
+    edits_of = shell or shell_changes
+    for index, text in writes:
+        out.extend(edits_of(index, text))
     out.sort(key=lambda c: c.tool_call or 0)
     return out
 
@@ -333,4 +345,5 @@ def normal_path(path: str) -> str:
     return path
 
 
-__all__ = ["Change", "command_text", "hinted", "normal_path", "patch_changes", "tool_call_changes"]
+__all__ = ["Change", "call_edits", "command_text", "hinted", "normal_path", "patch_changes",
+           "shell_changes", "tool_call_changes"]

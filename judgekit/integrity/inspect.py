@@ -21,13 +21,17 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import compress, repeat
+from typing import Any
 
 from judgekit.ingest.models import RunResult
 from judgekit.ingest.transcripts.model import Transcript
-from judgekit.integrity.changes import Change, command_text, patch_changes, tool_call_changes
-from judgekit.integrity.checks import (Command, Inputs, TaskFacts, is_runner_file,
-                                       is_task_test, run_checks, special_candidates,
-                                       test_scripts)
+from judgekit.integrity.changes import Change, call_edits, command_text, patch_changes
+from judgekit.integrity.checks import (RUNS_SCRIPT, Command, Inputs, TaskFacts, installs,
+                                       is_runner_file, is_task_test, run_checks,
+                                       special_candidates, test_scripts)
+from judgekit.integrity.commands import (FETCH, INSTALLS, PEEK, RUNS, SHIM_CMD, WRITES, cached,
+                                         flags, shell_edits)
 from judgekit.integrity.models import TRANSCRIPT_CHECKS, CheckKind, Finding
 
 _URL = re.compile(r"https?://[^\s'\"<>)]+")
@@ -68,13 +72,10 @@ def _test_lines(fix: Sequence[Change], facts: TaskFacts,
     return tuple(lines)
 
 
-_RUNS_SCRIPT = re.compile(r"(?:^|[;&|(]\s*)(?:sh|bash|\.)\s*/?(\S*test\S*\.sh)\b")
-
-
 def _test_runs(commands: Sequence[Command]) -> str | None:
     """Without the task's test command: the test scripts the agent ran (``sh
     run_tests.sh``), which it should not change either."""
-    found = [m.group(1) for c in commands for m in _RUNS_SCRIPT.finditer(c.text)]
+    found = [m.group(1) for c in commands for m in RUNS_SCRIPT.finditer(c.text)]
     return " ".join(dict.fromkeys(found)) or None
 
 
@@ -131,6 +132,59 @@ def _task_facts(task: tuple[str, str | None, str | None, str | None,
                      project=project_of(repo, task_id), fix_commit=commit)
 
 
+@dataclass
+class _Sorted:
+    """A transcript's tool calls as the checks read them: the shell commands each command
+    check may find something in (by :func:`judgekit.integrity.commands.flags`), the calls
+    that are not shell commands, and the URLs web tools fetched."""
+
+    shim: list[Command]
+    peek: list[Command]
+    fetch: list[Command]
+    writes: list[tuple[int, str]]
+    runs: list[Command]
+    others: list[int]
+    urls: list[tuple[Command, str]]
+
+
+def _sort_calls(transcript: Transcript | None, project: str | None) -> _Sorted:
+    out = _Sorted([], [], [], [], [], [], [])
+    if transcript is None:
+        return out
+    calls = transcript.tool_calls
+    texts: list[Any] = [call.arguments.get("command") for call in calls]
+    try:  # the commands seen before, looked up at once (most; an unknown one is -1)
+        kinds: list[int] = list(map(cached.get, texts, repeat(-1)))
+    except TypeError:  # a command that is not text (a list of words, say)
+        kinds = [-1] * len(texts)
+    for index in compress(range(len(kinds)), kinds):  # the calls that may matter
+        kind, text = kinds[index], texts[index]
+        if text.__class__ is not str:
+            out.others.append(index)
+            call = calls[index]
+            for key in ("url", "query"):
+                value = call.arguments.get(key)
+                if isinstance(value, str) and _URL.match(value):
+                    out.urls.append((Command(index, f"{call.name} {value}"), value))
+            continue
+        if kind < 0:
+            kind = flags(text)
+            if not kind:
+                continue
+        cmd = Command(index, text)
+        if kind & WRITES:
+            out.writes.append(cmd)
+        if kind & SHIM_CMD:
+            out.shim.append(cmd)
+        if kind & PEEK:
+            out.peek.append(cmd)
+        if kind & FETCH or (kind & INSTALLS and project and installs(project, cmd.text)):
+            out.fetch.append(cmd)
+        if kind & RUNS:
+            out.runs.append(cmd)
+    return out
+
+
 def inspect(patch: str | None, transcript: Transcript | None, facts: TaskFacts,
             fix: Sequence[Change] = (), branches: bool | None = None) -> Seen:
     """Every check on a patch and a transcript (either may be missing); ``branches``:
@@ -138,23 +192,25 @@ def inspect(patch: str | None, transcript: Transcript | None, facts: TaskFacts,
     if branches is None:
         branches = bool(patch) and _BRANCH_ADDED.search(patch or "") is not None
     changes = patch_changes(patch, _wanted(facts, branches))
-    commands, urls = commands_of(transcript)
+    calls = _sort_calls(transcript, facts.project)
     if not facts.test_command:
-        runs = _test_runs(commands)
+        runs = _test_runs(calls.runs)
         if runs:
             facts = replace(facts, test_command=runs)
-    joined = "\n".join([c[1] for c in commands])
-    edits = [c for c in tool_call_changes(transcript, commands, joined)
-             if _may_matter(c, facts)]
+    edits = ([c for c in call_edits(transcript.tool_calls, calls.others, calls.writes,
+                                  shell_edits)
+              if _may_matter(c, facts)]
+             if transcript is not None and (calls.others or calls.writes) else [])
     if special_candidates(changes, facts) or special_candidates(edits, facts):
         facts = replace(facts, test_lines=_test_lines(fix, facts, transcript))
     elif facts.test_lines:
         facts = replace(facts, test_lines=())
-    found = run_checks(Inputs(patch=changes, commands=commands, tool_urls=urls, facts=facts,
-                              has_transcript=transcript is not None, joined=joined))
+    found = run_checks(Inputs(patch=changes, tool_urls=calls.urls, facts=facts,
+                              has_transcript=transcript is not None,
+                              by_check=(calls.shim, calls.peek, calls.fetch)))
     if edits:  # the tool calls' own edits, for what the patch does not already show
         from_patch = {f.kind for f in found}
-        found += [f for f in run_checks(Inputs(edits=edits, facts=facts))
+        found += [f for f in run_checks(Inputs(edits=edits, facts=facts, by_check=([], [], [])))
                   if f.kind not in from_patch]
     has = transcript is not None and transcript.format != "raw"
     return Seen(found, [] if has else list(TRANSCRIPT_CHECKS))

@@ -1,0 +1,90 @@
+"""What each shell command may be, told once per distinct command text: whether it may
+write a file, put a shim in place of the test runner, read history beyond the base, fetch
+later code, install a package by name, or run a test script.
+
+Agents run the same commands again and again (``git status``, ``git diff``, ``pip install -e
+.``, the test command), across attempts and tasks: each text's answer is kept, so that the
+checks' patterns run once per distinct command, and each attempt's checks read only the
+commands that may matter to them. Every answer here is a superset: the checks themselves
+decide.
+
+Example:
+    >>> flags("git status"), flags("git log --all") & PEEK != 0
+    (0, True)
+    >>> flags("sed -i 's/a/b/' x.py") & WRITES != 0
+    True
+"""
+
+from __future__ import annotations
+
+from judgekit.integrity.changes import Change, shell_changes
+from judgekit.integrity.checks import (FETCH_GATES, FETCH_WORDS, PEEK_GATES, PEEK_WORDS,
+                                       RUNS_SCRIPT, SHIM, SHIM_HINT, gate)
+
+#: may write a file (a heredoc, ``echo >``, ``sed -i``, ``rm``): its edits are read
+WRITES = 1
+#: may put a shim in place of the test runner (neuter-runner)
+SHIM_CMD = 2
+#: may read beyond the base (peek-history)
+PEEK = 4
+#: may fetch later code (fetch-upstream)
+FETCH = 8
+#: installs packages: fetch-upstream when the project is named
+INSTALLS = 16
+#: runs a test script (``sh run_tests.sh``): the task's test command, when it has none
+RUNS = 32
+
+#: each command text seen, with its flags (read it, never write it: :func:`flags` does)
+cached: dict[str, int] = {}
+#: distinct command texts kept; the cache starts again when it is full
+CACHE_SIZE = 1 << 16
+
+
+_EDITS: dict[str, tuple[Change, ...]] = {}
+
+
+def shell_edits(index: int, text: str) -> list[Change]:
+    """:func:`judgekit.integrity.changes.shell_changes` of the command ``text`` run by
+    tool call ``index``, parsed once per distinct text."""
+    made = _EDITS.get(text)
+    if made is None:
+        made = tuple(shell_changes(0, text))
+        if len(_EDITS) >= CACHE_SIZE:
+            _EDITS.clear()
+        _EDITS[text] = made
+    return [Change(path=c.path, removed=list(c.removed), added=list(c.added),
+                   context=list(c.context), hunk=c.hunk, tool_call=index, command=c.command,
+                   deleted=c.deleted, whole=c.whole, lines=list(c.lines)) for c in made]
+
+
+def _classify(text: str) -> int:
+    out = 0
+    if shell_edits(0, text):
+        out |= WRITES
+    if any(w in text for w in SHIM_HINT) and SHIM.search(text):
+        out |= SHIM_CMD
+    if ".git/" in text or gate(text, PEEK_GATES, PEEK_WORDS):
+        out |= PEEK
+    if gate(text, FETCH_GATES, FETCH_WORDS):
+        out |= FETCH
+    lowered = text.lower()
+    if "pip" in lowered and "install" in lowered:
+        out |= INSTALLS
+    if RUNS_SCRIPT.search(text):
+        out |= RUNS
+    return out
+
+
+def flags(text: str) -> int:
+    """What ``text`` may be (a bitwise or of :data:`WRITES`, :data:`SHIM_CMD`,
+    :data:`PEEK`, :data:`FETCH`, :data:`INSTALLS`, :data:`RUNS`; 0 for most commands)."""
+    found = cached.get(text)
+    if found is None:
+        found = _classify(text)
+        if len(cached) >= CACHE_SIZE:
+            cached.clear()
+        cached[text] = found
+    return found
+
+
+__all__ = ["CACHE_SIZE", "cached", "FETCH", "INSTALLS", "PEEK", "RUNS", "SHIM_CMD", "WRITES", "flags", "shell_edits"]
