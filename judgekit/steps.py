@@ -161,6 +161,20 @@ class StepKind(Generic[R, S]):
         """Dollars it spent (its part of the closing ``spend:`` line)."""
         return 0.0
 
+    def on_transcript(self, transcript: Any) -> list[BaseModel] | None:
+        """What it finds in one agent session alone (a
+        :class:`~judgekit.ingest.transcripts.model.Transcript`; the transcript command
+        lists it under the step's name beside the transcript), without a judge; None: it
+        has nothing to say of a transcript (the default)."""
+        return None
+
+    def on_items(self, items: Sequence[Any]) -> StepResult[R, S] | None:
+        """Its result on benchmark items alone (each a
+        :class:`~judgekit.ingest.items.BenchmarkItem`; an audit of items, which has no
+        results to score), without a judge; None: it has nothing to say of items (the
+        default)."""
+        return None
+
     def left_out_for_cost(self, summary: S) -> tuple[str, list[str]]:
         """What the cost cap left out: the words for it ("not judged") and the items."""
         return "", []

@@ -127,10 +127,10 @@ def _item_result(path: str, configs: list[Any], options: Any, seed: int | None) 
     summary = ScoreSummary(results=[], arms={}, comparisons=[],
                            seed=DEFAULT_SEED if seed is None else seed)
     parts = [part]
-    if not configs[0].dry_run:  # the integrity of the items: their fix in their issue text
-        from judgekit.integrity.items import check_items
+    if not configs[0].dry_run:  # what the other steps tell of the items themselves
+        from judgekit.step_registry import STEPS
 
-        parts.append(check_items(items))
+        parts += [p for p in (kind.on_items(items) for kind in STEPS) if p is not None]
     result = EvalResult(summary=summary, parts=parts)
     if not configs[0].dry_run:
         result.judge = engine.judge_run()

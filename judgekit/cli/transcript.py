@@ -153,11 +153,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: 1 file of no known transcript format kept as raw text: "
               f"{_escaped(str(args.file))}", file=sys.stderr)
     if args.json:
-        from judgekit.integrity.inspect import inspect_transcript
+        from judgekit.step_registry import STEPS
 
-        # beside the typed transcript: the integrity findings its tool calls and patch show
-        print_transcripts_json(found.transcripts, sys.stdout, extra=lambda t: {
-            "integrity": [f.model_dump(mode="json") for f in inspect_transcript(t)]})
+        # beside the typed transcript: what each step finds in it (integrity: the findings
+        # its tool calls and patch show)
+        def extra(t: Transcript) -> dict[str, Any]:
+            told = ((kind.name, kind.on_transcript(t)) for kind in STEPS)
+            return {name: [x.model_dump(mode="json") for x in found]
+                    for name, found in told if found is not None}
+
+        print_transcripts_json(found.transcripts, sys.stdout, extra=extra)
         return 0
     for i, t in enumerate(found.transcripts):
         sys.stdout.write(("\n\n" if i else "") + _view(t))

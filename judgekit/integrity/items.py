@@ -1,9 +1,9 @@
 """``solution-in-item`` on benchmark items: the share of each item's fix (its added source
 lines) found word for word in its issue text, flagged over
 :data:`~judgekit.integrity.checks.SOLUTION_SHARE` (:func:`solution_in_items`), and the
-integrity step's result for an audit of items (:func:`check_items`): one record per
-flagged item (``arm`` ``item``, ``test_status`` ``not run``, as the item audit's records)
-and ``summary.json``'s ``integrity_items``.
+records of the flagged items for an audit of items (:func:`item_records`: ``arm``
+``item``, ``test_status`` ``not run``, as the item audit's records); the step's result on
+items is :func:`judgekit.integrity.kind.check_items`.
 
 Example:
     >>> from judgekit.ingest.items import BenchmarkItem
@@ -12,8 +12,8 @@ Example:
     ...                        problem_statement="Use `return value.strip().lower()`.")
     >>> [(i, f.share) for i, f in solution_in_items([leaked])]
     [('a__b-1', 1.0)]
-    >>> check_items([leaked]).summary().integrity_items.n_flagged
-    1
+    >>> [r.test_status for r in item_records([leaked])]
+    ['not run']
 """
 
 from __future__ import annotations
@@ -22,11 +22,8 @@ from collections.abc import Sequence
 
 from judgekit.ingest.items import BenchmarkItem
 from judgekit.integrity.changes import patch_changes
-from judgekit.integrity.checks import SOLUTION_SHARE, TaskFacts, solution_in_item
-from judgekit.integrity.kind import INTEGRITY
-from judgekit.integrity.models import (Finding, IntegrityRecord, IntegrityStepSummary,
-                                       ItemFlag, ItemIntegrity)
-from judgekit.steps import StepResult
+from judgekit.integrity.checks import TaskFacts, solution_in_item
+from judgekit.integrity.models import Finding, IntegrityRecord
 
 #: the arm and test status of an item's record (an item has no run).
 ITEM = "item"
@@ -44,30 +41,11 @@ def solution_in_items(items: Sequence[BenchmarkItem]) -> list[tuple[str, Finding
     return out
 
 
-class ItemIntegrityResult(StepResult[IntegrityRecord, IntegrityStepSummary]):
-    """``solution-in-item`` on benchmark items: the flagged items' records and their count
-    among all items."""
-
-    kind = INTEGRITY
-
-    def __init__(self, n_items: int, records: Sequence[IntegrityRecord]) -> None:
-        self.n_items = n_items
-        self.records = list(records)
-
-    def _summarise(self) -> IntegrityStepSummary:
-        flags = [ItemFlag(instance_id=r.task_id, share=f.share or 0.0)
-                 for r in self.records for f in r.findings]
-        return IntegrityStepSummary(integrity_items=ItemIntegrity(
-            threshold=SOLUTION_SHARE, n_items=self.n_items, n_flagged=len(self.records),
-            flagged=flags))
+def item_records(items: Sequence[BenchmarkItem]) -> list[IntegrityRecord]:
+    """A record for each flagged item (``arm`` ``item``, ``test_status`` ``not run``)."""
+    return [IntegrityRecord(task_id=instance_id, arm=ITEM, attempt=0, test_status=NOT_RUN,
+                            passed=False, findings=[finding])
+            for instance_id, finding in solution_in_items(items)]
 
 
-def check_items(items: Sequence[BenchmarkItem]) -> ItemIntegrityResult:
-    """``solution-in-item`` on every item: a record for each flagged one."""
-    records = [IntegrityRecord(task_id=instance_id, arm=ITEM, attempt=0, test_status=NOT_RUN,
-                               passed=False, findings=[finding])
-               for instance_id, finding in solution_in_items(items)]
-    return ItemIntegrityResult(len(items), records)
-
-
-__all__ = ["ITEM", "ItemIntegrityResult", "NOT_RUN", "check_items", "solution_in_items"]
+__all__ = ["ITEM", "NOT_RUN", "item_records", "solution_in_items"]

@@ -9,9 +9,18 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
 from judgekit.integrity.models import (IntegrityRecord, IntegrityStats, IntegrityStepSummary,
-                                       ItemIntegrity)
+                                       ItemFlag, ItemIntegrity)
 from judgekit.steps import StepKind, StepResult, Switch
+
+if TYPE_CHECKING:
+    from judgekit.ingest.items import BenchmarkItem
+    from judgekit.ingest.transcripts.model import Transcript
 
 
 def _pct(x: float) -> str:
@@ -82,6 +91,18 @@ class IntegrityKind(StepKind[IntegrityRecord, IntegrityStepSummary]):
                      "unknown)")
         return [head] + (arm_lines(s) if s.n_flagged else [])
 
+    def on_transcript(self, transcript: Transcript) -> list[BaseModel]:
+        """The findings its tool calls and the patch it holds show
+        (:func:`judgekit.integrity.inspect.inspect_transcript`)."""
+        from judgekit.integrity.inspect import inspect_transcript
+
+        return list(inspect_transcript(transcript))
+
+    def on_items(self, items: Sequence[BenchmarkItem]
+                 ) -> StepResult[IntegrityRecord, IntegrityStepSummary]:
+        """``solution-in-item`` on every item (:func:`check_items`)."""
+        return check_items(items)
+
     def left_out_for_cost(self, summary: IntegrityStepSummary) -> tuple[str, list[str]]:
         s = summary.integrity
         return "not confirmed", list(s.skipped_cost) if s is not None else []
@@ -99,4 +120,36 @@ INTEGRITY = IntegrityKind("integrity", IntegrityRecord, IntegrityStepSummary,
 INTEGRITY.switch = Switch("no-integrity", "skip the integrity checks (tampered or skipped "
                                           "tests, peeking at the fix, ...; docs/integrity.md)")
 
-__all__ = ["INTEGRITY", "IntegrityKind", "arm_lines", "item_count", "item_lines"]
+
+
+class ItemIntegrityResult(StepResult[IntegrityRecord, IntegrityStepSummary]):
+    """``solution-in-item`` on benchmark items: the flagged items' records and their count
+    among all items."""
+
+    kind = INTEGRITY
+
+    def __init__(self, n_items: int, records: Sequence[IntegrityRecord],
+                 threshold: float) -> None:
+        self.n_items = n_items
+        self.records = list(records)
+        self.threshold = threshold
+
+    def _summarise(self) -> IntegrityStepSummary:
+        flags = [ItemFlag(instance_id=r.task_id, share=f.share or 0.0)
+                 for r in self.records for f in r.findings]
+        return IntegrityStepSummary(integrity_items=ItemIntegrity(
+            threshold=self.threshold, n_items=self.n_items, n_flagged=len(self.records),
+            flagged=flags))
+
+
+def check_items(items: Sequence[BenchmarkItem]) -> ItemIntegrityResult:
+    """``solution-in-item`` on every item: a record for each flagged one
+    (:func:`judgekit.integrity.items.item_records`)."""
+    from judgekit.integrity.checks import SOLUTION_SHARE
+    from judgekit.integrity.items import item_records
+
+    return ItemIntegrityResult(len(items), item_records(items), SOLUTION_SHARE)
+
+
+__all__ = ["INTEGRITY", "IntegrityKind", "ItemIntegrityResult", "arm_lines", "check_items",
+           "item_count", "item_lines"]
