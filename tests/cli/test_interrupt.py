@@ -49,7 +49,9 @@ def test_an_interrupted_judge_run_says_a_rerun_resumes_from_the_cache(
         capsys: pytest.CaptureFixture[str]) -> None:
     runs, cache = run_file(tmp_path), tmp_path / "verdicts.sqlite"
     monkeypatch.setenv("JUDGEKIT_CACHE", str(cache))
-    with FakeAPIServer(judge_reply, latency=0.2) as server:
+    # one call at a time (a server that reports no slots), half a second each: the run
+    # is still going when the second verdict is stored, however loaded the machine
+    with FakeAPIServer(judge_reply, latency=0.5) as server:
         argv = ["judge", str(runs), "--no-audit", "--judge",
                 f"llamacpp:m@{server.openai_base_url}", "--out", str(tmp_path / "o")]
         running = threading.Event()
