@@ -15,18 +15,22 @@ from tests.clirun import judgekit
 pytestmark = pytest.mark.realmodel
 
 
-def _copy_task(bobbin_dir: Path, task: str, dest: Path) -> Path:
-    """The bundled bobbin run directories of ``task``, copied elsewhere."""
+def _copy_task(bobbin_dir: Path, task: str, dest: Path, runs: slice) -> Path:
+    """The bundled bobbin run directories holding ``task`` (those ``runs`` picks, in name
+    order), copied elsewhere (a small model on two cores takes many seconds a call: each
+    test asks what its claim needs, no more)."""
     dest.mkdir(parents=True, exist_ok=True)
-    for d in sorted(bobbin_dir.iterdir()):
-        if any(f.name.startswith(f"{task}_") for f in d.iterdir()):
-            shutil.copytree(d, dest / d.name)
+    found = [d for d in sorted(bobbin_dir.iterdir())
+             if any(f.name.startswith(f"{task}_") for f in d.iterdir())]
+    for d in found[runs]:
+        shutil.copytree(d, dest / d.name)
     return dest
 
 
 def test_judge_fits_a_diff_far_over_the_window_and_counts_every_request(
         llama_server: object, bobbin_dir: Path, tmp_path: Path) -> None:
-    runs = _copy_task(bobbin_dir, "ruff-004", tmp_path / "runs")  # ~40k-character diffs
+    # the last run, both arms with ~40k-character diffs: one pair, asked in both orders
+    runs = _copy_task(bobbin_dir, "ruff-004", tmp_path / "runs", slice(-1, None))
     before = llama_server.requests()  # type: ignore[attr-defined]
     result = judgekit("judge", runs, "--judge", "openai:smollm2", "--base-url",
                       llama_server.base_url, "--no-audit", "--no-cache",  # type: ignore[attr-defined]
@@ -42,6 +46,7 @@ def test_judge_fits_a_diff_far_over_the_window_and_counts_every_request(
     assert judge["context"]["window_tokens"] == llama_server.n_ctx  # type: ignore[attr-defined]
     records = [json.loads(line) for line in (tmp_path / "out" / "pairwise.jsonl").open()]
     asked = [r for r in records if not r["identical"]]
+    assert asked
     for record in asked:
         for order in record["orders"]:
             assert order["state"] != "error", order["reason"]
@@ -53,7 +58,7 @@ def test_judge_fits_a_diff_far_over_the_window_and_counts_every_request(
 
 def test_audit_with_a_real_model_gives_verdicts_within_the_window(
         llama_server: object, bobbin_dir: Path, tmp_path: Path) -> None:
-    runs = _copy_task(bobbin_dir, "flask-001", tmp_path / "runs")
+    runs = _copy_task(bobbin_dir, "flask-001", tmp_path / "runs", slice(0, 2))
     before = llama_server.requests()  # type: ignore[attr-defined]
     result = judgekit("audit", runs, "--rubric", "commit-revert", "--judge", "llamacpp:smollm2",
                       "--base-url", llama_server.base_url, "--no-cache",  # type: ignore[attr-defined]
@@ -77,7 +82,9 @@ def test_audit_with_a_real_model_gives_verdicts_within_the_window(
 
 def test_item_audit_with_a_real_model_gives_one_record_per_item(
         llama_server: object, tmp_path: Path) -> None:
-    items = Path(__file__).parents[1] / "audit" / "data" / "swebench_items.jsonl"
+    bundled = Path(__file__).parents[1] / "audit" / "data" / "swebench_items.jsonl"
+    items = tmp_path / "items.jsonl"  # two of the bundled SWE-bench items
+    items.write_text("".join(bundled.read_text().splitlines(keepends=True)[:2]))
     n_items = len(items.read_text().splitlines())
     before = llama_server.requests()  # type: ignore[attr-defined]
     result = judgekit("audit", "--items", items, "--rubric", "swe-bench", "--judge",
