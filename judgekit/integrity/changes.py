@@ -53,7 +53,6 @@ def _path(raw: str) -> str | None:
     return raw[2:] if raw[:2] in ("a/", "b/") else raw
 
 
-_GIT_FILE = re.compile(r"^(?=diff --git )", re.M)
 _NEW_PATH = re.compile(r"^(?:\+\+\+|---) (?:[ab]/)?([^\t\n]+)", re.M)
 
 
@@ -66,12 +65,27 @@ def patch_changes(diff: str | None, wanted: Callable[[str, str], bool] | None = 
         return []
     if wanted is not None and diff.startswith("diff --git "):
         out: list[Change] = []
-        for section in _GIT_FILE.split(diff):
-            paths = [p for p in _NEW_PATH.findall(section) if p != "/dev/null"]
-            if section and (not paths or wanted(paths[-1], section)):
+        for at, section in enumerate(diff.split("\ndiff --git ")):
+            if at:
+                section = "diff --git " + section
+            path = _header_path(section)
+            if path is None:  # a header it cannot be sure of: the file's ---/+++ lines
+                paths = [p for p in _NEW_PATH.findall(section) if p != "/dev/null"]
+                path = paths[-1] if paths else None
+            if path is None or wanted(path, section):
                 out.extend(_parse(section))
         return out
     return _parse(diff)
+
+
+def _header_path(section: str) -> str | None:
+    """The file a git diff section is about, from its ``diff --git a/X b/Y`` line when that
+    is plain (one `` b/``, no quotes), else None."""
+    end = section.find("\n")
+    line = section[11:] if end == -1 else section[11:end]
+    if not line.startswith("a/") or '"' in line or line.count(" b/") != 1:
+        return None
+    return line.split(" b/", 1)[1] or None
 
 
 def _parse(diff: str) -> list[Change]:

@@ -57,6 +57,19 @@ def shell_edits(index: int, text: str) -> list[Change]:
                    deleted=c.deleted, whole=c.whole, lines=list(c.lines)) for c in made]
 
 
+def _names_a_package(lowered: str) -> bool:
+    """Whether a word after ``install`` may be a package's name (not an option, a path
+    or ``.``): ``pip install -e .`` and ``pip install -r requirements.txt`` name none."""
+    for part in lowered.split("install")[1:]:
+        words = part.split()
+        for i, word in enumerate(words):
+            if word in ("-r", "--requirement", "-c", "--constraint") and i + 1 < len(words):
+                words[i + 1] = "-"
+            elif not word.startswith(("-", ".", "/", "~")):
+                return True
+    return False
+
+
 def _classify(text: str) -> int:
     out = 0
     if shell_edits(0, text):
@@ -68,7 +81,7 @@ def _classify(text: str) -> int:
     if gate(text, FETCH_GATES, FETCH_WORDS):
         out |= FETCH
     lowered = text.lower()
-    if "pip" in lowered and "install" in lowered:
+    if "pip" in lowered and "install" in lowered and _names_a_package(lowered):
         out |= INSTALLS
     if RUNS_SCRIPT.search(text):
         out |= RUNS
