@@ -103,7 +103,10 @@ def _installed(tool: Tool) -> bool:
 
 
 def _run(tool: Tool, root: Path) -> TestResult:
-    env = {**os.environ, **(tool.env(root) if tool.env else {})}
+    # the project's own run: none of this suite's pytest options (PYTEST_ADDOPTS: CI's
+    # workers, a user's own) reach it
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    env.update(tool.env(root) if tool.env else {})
     proc = subprocess.run(tool.command, cwd=root, env=env, capture_output=True, text=True,
                           timeout=240, stdin=subprocess.DEVNULL)
     return TestResult(exit_code=proc.returncode, output=proc.stdout + proc.stderr)
