@@ -6,14 +6,13 @@ from __future__ import annotations
 import os
 import signal
 import sqlite3
-import threading
-import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from judgekit.cli import main
-from judgekit.testing import FakeAPIServer
+from judgekit.testing import FakeAPIServer, Reply
 from tests.cli.helpers import judge_reply, run_file
 
 
@@ -29,39 +28,27 @@ def _stored(cache: Path) -> int:
         db.close()
 
 
-def _ctrl_c_after(cache: Path, stored: int, running: threading.Event) -> threading.Thread:
-    """Send this process SIGINT (as Ctrl-C does) once ``stored`` verdicts are in the cache,
-    if the command is still running then."""
-    def watch() -> None:
-        deadline = time.monotonic() + 60
-        while _stored(cache) < stored and time.monotonic() < deadline:
-            time.sleep(0.02)
-        if running.is_set():
-            os.kill(os.getpid(), signal.SIGINT)
-
-    thread = threading.Thread(target=watch, daemon=True)
-    thread.start()
-    return thread
-
-
 def test_an_interrupted_judge_run_says_a_rerun_resumes_from_the_cache(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     runs, cache = run_file(tmp_path), tmp_path / "verdicts.sqlite"
     monkeypatch.setenv("JUDGEKIT_CACHE", str(cache))
-    # one call at a time (a server that reports no slots), half a second each: the run
-    # is still going when the second verdict is stored, however loaded the machine
-    with FakeAPIServer(judge_reply, latency=0.5) as server:
+    # one call at a time (a server that reports no slots): Ctrl-C comes (SIGINT to this
+    # process, as a terminal sends it) while the third call is in flight, the first two
+    # verdicts answered and stored
+    calls = 0
+
+    def reply(api: str, body: dict[str, Any]) -> Reply:
+        nonlocal calls
+        calls += 1
+        if calls == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+        return judge_reply(api, body)
+
+    with FakeAPIServer(reply, latency=0.2) as server:
         argv = ["judge", str(runs), "--no-audit", "--judge",
                 f"llamacpp:m@{server.openai_base_url}", "--out", str(tmp_path / "o")]
-        running = threading.Event()
-        running.set()
-        watcher = _ctrl_c_after(cache, 2, running)
-        try:
-            code = main(argv)
-        finally:
-            running.clear()
-            watcher.join()
+        code = main(argv)
         assert code == 130
         line = capsys.readouterr().err.strip().splitlines()[-1]
         assert line.startswith("judgekit: interrupted; the verdicts received so far are kept "
