@@ -79,29 +79,6 @@ def _test_runs(commands: Sequence[Command]) -> str | None:
     return " ".join(dict.fromkeys(found)) or None
 
 
-def commands_of(transcript: Transcript | None) -> tuple[list[Command],
-                                                         list[tuple[Command, str]]]:
-    """The shell commands of the tool calls, and the URLs fetched by web tools."""
-    if transcript is None:
-        return [], []
-    calls = transcript.tool_calls
-    given = [call.arguments.get("command") for call in calls]
-    make = tuple.__new__  # a Command without its constructor's call (most calls are shell)
-    commands: list[Command] = [make(Command, x) for x in enumerate(given)
-                               if x[1].__class__ is str]
-    urls: list[tuple[Command, str]] = []
-    if len(commands) == len(calls):
-        return commands, urls
-    for index, call in enumerate(calls):
-        if given[index].__class__ is str:
-            continue
-        for key in ("url", "query"):
-            value = call.arguments.get(key)
-            if isinstance(value, str) and _URL.match(value):
-                urls.append((Command(index, f"{call.name} {value}"), value))
-    return commands, urls
-
-
 def facts_of(result: RunResult, fix: Sequence[Change], fix_paths: Sequence[str] = ()
              ) -> TaskFacts:
     """The task as the checks know it, from the result, its task and the fix's diff (its
@@ -310,5 +287,5 @@ def inspect_transcript(transcript: Transcript) -> list[Finding]:
         project=project_of(None, transcript.task_id or ""))).findings
 
 
-__all__ = ["Seen", "commands_of", "facts_of", "inspect", "inspect_result",
+__all__ = ["Seen", "facts_of", "inspect", "inspect_result",
            "inspect_transcript", "project_of"]
