@@ -17,6 +17,8 @@ Example:
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from judgekit.integrity.changes import Change, shell_changes
 from judgekit.integrity.checks import (FETCH_GATES, FETCH_WORDS, PEEK_GATES, PEEK_WORDS,
                                        RUNS_SCRIPT, SHIM, SHIM_HINT, gate)
@@ -52,9 +54,9 @@ def shell_edits(index: int, text: str) -> list[Change]:
         if len(_EDITS) >= CACHE_SIZE:
             _EDITS.clear()
         _EDITS[text] = made
-    return [Change(path=c.path, removed=list(c.removed), added=list(c.added),
-                   context=list(c.context), hunk=c.hunk, tool_call=index, command=c.command,
-                   deleted=c.deleted, whole=c.whole, lines=list(c.lines)) for c in made]
+    # each caller gets lists of its own (the kept edits are never changed)
+    return [replace(c, tool_call=index, removed=[*c.removed], added=[*c.added],
+                    context=[*c.context], lines=[*c.lines]) for c in made]
 
 
 def _names_a_package(lowered: str) -> bool:
@@ -100,4 +102,5 @@ def flags(text: str) -> int:
     return found
 
 
-__all__ = ["CACHE_SIZE", "cached", "FETCH", "INSTALLS", "PEEK", "RUNS", "SHIM_CMD", "WRITES", "flags", "shell_edits"]
+__all__ = ["CACHE_SIZE", "FETCH", "INSTALLS", "PEEK", "RUNS", "SHIM_CMD", "WRITES", "cached",
+           "flags", "shell_edits"]
