@@ -166,6 +166,25 @@ def _kill_marked(mark: str, sig: int) -> None:
             pass
 
 
+REAP_S = 2.0
+"""Seconds the killed processes of a command are waited for before it is said to be done."""
+
+
+def _kill_marked_until_gone(mark: str) -> None:
+    """SIGKILL every process carrying ``mark`` until none is left alive, within
+    :data:`REAP_S`: a signal is only queued, and a process killed on a busy machine may
+    still run (or fork, or be between two programs) when the next command starts. A dead
+    process's environment reads empty, so zombies are not waited for."""
+    deadline = time.monotonic() + REAP_S
+    while (left := _marked(mark)) and time.monotonic() < deadline:
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.01)
+
+
 def _wait(proc: subprocess.Popen[bytes], timeout: float | None,
           cancel: threading.Event | None) -> str | None:
     """Wait for ``proc``; ``'timeout'`` or ``'cancelled'`` when it was not let finish."""
@@ -194,7 +213,7 @@ def _end_tree(proc: subprocess.Popen[bytes], mark: str) -> None:
     except subprocess.TimeoutExpired:
         pass
     _kill_group(proc.pid, signal.SIGKILL)
-    _kill_marked(mark, signal.SIGKILL)
+    _kill_marked_until_gone(mark)
     proc.wait()
 
 
@@ -286,7 +305,7 @@ def _run_tree(argv: list[str], cwd: Path, env: dict[str, str],
             _end_tree(proc, mark)
         else:
             _kill_group(proc.pid, signal.SIGKILL)
-            _kill_marked(mark, signal.SIGKILL)
+            _kill_marked_until_gone(mark)
     finally:
         drain_until = time.monotonic() + PIPE_DRAIN_S
         for pump in pumps:

@@ -178,6 +178,22 @@ def test_no_process_outlives_its_attempt(project: Project, tmp_path: Path, sandb
     assert sleepers(token) == []
 
 
+def test_strays_are_dead_when_the_command_returns_not_just_signalled(tmp_path: Path) -> None:
+    """Without a sandbox, processes that left the command's group are killed by their
+    marker; a SIGKILL is only queued, so ``run_shell`` waits until they are gone (on a busy
+    machine a killed process may still run, and a stray that keeps forking must be killed
+    again). Checked with no pause at all after the call returns."""
+    from judgekit.execute import run_shell
+
+    token = f"7{os.getpid()}{time.monotonic_ns() % 10**6}"
+    strays = " ".join(f"setsid sleep 3{token} > /dev/null 2>&1 &" for _ in range(20))
+    forker = f"setsid sh -c 'while :; do sleep 4{token} & done' > /dev/null 2>&1 &"
+    for _ in range(3):
+        out = run_shell(f"{strays} {forker} sleep 0.2", cwd=tmp_path, timeout=60)
+        assert out.exit_code == 0 and not out.timed_out
+        assert sleepers(token) == []
+
+
 def test_sigterm_stops_the_run_kills_the_attempt_and_keeps_finished_results(
         suite_file: Path, tmp_path: Path) -> None:
     token = f"8{os.getpid()}{time.monotonic_ns() % 10**6}"
