@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from judgekit.integrity.changes import Change, shell_changes
@@ -45,9 +46,11 @@ CACHE_SIZE = 1 << 16
 _EDITS: dict[str, tuple[Change, ...]] = {}
 
 
-def shell_edits(index: int, text: str) -> list[Change]:
+def shell_edits(index: int, text: str,
+                keep: Callable[[Change], bool] | None = None) -> list[Change]:
     """:func:`judgekit.integrity.changes.shell_changes` of the command ``text`` run by
-    tool call ``index``, parsed once per distinct text."""
+    tool call ``index``, parsed once per distinct text; with ``keep``, only the edits it
+    keeps (asked of the kept edit, before it is copied)."""
     made = _EDITS.get(text)
     if made is None:
         made = tuple(shell_changes(0, text))
@@ -56,7 +59,8 @@ def shell_edits(index: int, text: str) -> list[Change]:
         _EDITS[text] = made
     # each caller gets lists of its own (the kept edits are never changed)
     return [replace(c, tool_call=index, removed=[*c.removed], added=[*c.added],
-                    context=[*c.context], lines=[*c.lines]) for c in made]
+                    context=[*c.context], lines=[*c.lines])
+            for c in made if keep is None or keep(c)]
 
 
 def _names_a_package(lowered: str) -> bool:

@@ -53,3 +53,30 @@ def test_the_kept_answers_are_bounded() -> None:
     for i in range(commands.CACHE_SIZE + 10):
         flags(f"grep -n token_{i} src")
     assert len(commands.cached) <= commands.CACHE_SIZE
+
+
+def test_the_fast_forms_of_the_patterns_answer_as_the_patterns() -> None:
+    """The branch finder anchored on newlines and the spelt-out word test give the answers
+    of the multiline pattern and of the word list they stand for, on texts made of the
+    pieces those patterns look for."""
+    import random
+
+    from judgekit.integrity.inspect import (_BRANCH_ADDED, _SUSPECT_WORDS, _has_suspect_word,
+                                            adds_branch)
+
+    pieces = ["+if x == 1:", "+  if a in (1,", "if y != 2", "+ elif z is None", "-if a == b",
+              "+case x == 3", "+ } else if (a == b)", "+when x is y", "++if a==b", "foo",
+              "+    return 1", "@pytest.mark.skip", "xfail", "toBe(", "_exit", "Skip"]
+    rng = random.Random(7)
+    for _ in range(5000):
+        text = "".join(rng.choice(pieces) + rng.choice(["\n", "", " "])
+                       for _ in range(rng.randint(0, 6)))
+        assert adds_branch(text) == (_BRANCH_ADDED.search(text) is not None), repr(text)
+        assert _has_suspect_word(text) == any(w in text for w in _SUSPECT_WORDS), repr(text)
+
+
+def test_a_kept_edit_that_does_not_matter_is_not_copied() -> None:
+    text = "sed -i 's/a - b/a + b/' src/calc.py"
+    assert commands.shell_edits(3, text, keep=lambda c: False) == []
+    (edit,) = commands.shell_edits(3, text, keep=lambda c: c.path == "src/calc.py")
+    assert edit.tool_call == 3 and edit.path == "src/calc.py"
