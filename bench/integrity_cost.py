@@ -6,9 +6,11 @@ Each result: a task with its test command, a patch of a source file and an addit
 edit, the fix's diff, pytest output, and a session of 24 tool calls (reads, searches, an
 edit, test runs, ``git status``/``git diff``/``git log``, ``pip install -e .``), about 6 KB;
 one result in twenty cheats (a skip marker, ``git show fix:...``, ``pip download``), so the
-records are written too. The two commands run one after the other, ``--repeat`` times
-each, alternating; the medians of wall time (``ratio``) and of CPU time, the command's and
-its workers' (``cpu_ratio``), are compared. The machine may be shared: each measurement
+records are written too. The two commands run one after the other, ``--repeat`` rounds,
+each round starting with the one the last round ended with; ``ratio`` is the median of the
+rounds' ratios of wall time, ``cpu_ratio`` of CPU time (the command's and its workers'):
+a ratio within a round is taken minutes apart at most, so a machine whose speed drifts
+over the run (shared hosts do) moves both of its terms. The machine may be shared: each measurement
 says how many CPUs other processes kept busy meanwhile (wall time on a loaded machine
 measures the load as much as the command; CPU time does not).
 
@@ -133,21 +135,31 @@ def main() -> None:
         size = path.stat().st_size
         base = [sys.executable, "-m", "judgekit", "score", str(path), "--json"]
         runs: dict[str, list[dict[str, float]]] = {"integrity": [], "no_integrity": []}
-        for _ in range(args.repeat):
-            for arm, extra in (("no_integrity", ["--no-integrity"]), ("integrity", [])):
+        arms = [("no_integrity", ["--no-integrity"]), ("integrity", [])]
+        for round_ in range(args.repeat):
+            # each round runs the two one after the other, in turns first (ABBA...), so
+            # that a machine getting faster or slower favours neither
+            for arm, extra in (arms if round_ % 2 == 0 else arms[::-1]):
                 runs[arm].append(measure([*base, *extra]))
                 print(arm, runs[arm][-1], file=sys.stderr, flush=True)
-    with_ = statistics.median(r["seconds"] for r in runs["integrity"])
-    without = statistics.median(r["seconds"] for r in runs["no_integrity"])
-    cpu_with = statistics.median(r["cpu"] for r in runs["integrity"])
-    cpu_without = statistics.median(r["cpu"] for r in runs["no_integrity"])
-    ratio = with_ / without
-    cpu_ratio = cpu_with / cpu_without
+    pairs = list(zip(runs["integrity"], runs["no_integrity"]))
+    ratios = [w["seconds"] / o["seconds"] for w, o in pairs]
+    cpu_ratios = [w["cpu"] / o["cpu"] for w, o in pairs]
+    ratio = statistics.median(ratios)
+    cpu_ratio = statistics.median(cpu_ratios)
     report = {"results": args.n, "file_mb": round(size / 2**20, 1), "repeat": args.repeat,
-              "median_seconds_integrity": with_, "median_seconds_no_integrity": without,
-              "ratio": round(ratio, 3), "budget": BUDGET, "within_budget": ratio <= BUDGET,
-              "median_cpu_integrity": cpu_with, "median_cpu_no_integrity": cpu_without,
-              "cpu_ratio": round(cpu_ratio, 3), "cpu_within_budget": cpu_ratio <= BUDGET,
+              "median_seconds_integrity": statistics.median(r["seconds"]
+                                                            for r in runs["integrity"]),
+              "median_seconds_no_integrity": statistics.median(r["seconds"]
+                                                               for r in runs["no_integrity"]),
+              "ratio": round(ratio, 3), "round_ratios": [round(x, 3) for x in ratios],
+              "budget": BUDGET, "within_budget": ratio <= BUDGET,
+              "median_cpu_integrity": statistics.median(r["cpu"] for r in runs["integrity"]),
+              "median_cpu_no_integrity": statistics.median(r["cpu"]
+                                                           for r in runs["no_integrity"]),
+              "cpu_ratio": round(cpu_ratio, 3), "round_cpu_ratios": [round(x, 3)
+                                                                     for x in cpu_ratios],
+              "cpu_within_budget": cpu_ratio <= BUDGET,
               "runs": runs, "cpus": os.cpu_count(), "python": platform.python_version()}
     text = json.dumps(report, indent=2)
     print(text)
