@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from judgekit.errors import ConfigError, InputError, render_options
 from judgekit.execute.hostview import HIDDEN_TMP, home_dirs
-from judgekit.execute.named import first_command, fix, named_files
+from judgekit.execute.named import fix, named_files
 from judgekit.execute.process import Capture, ProcessOutcome
 from judgekit.execute.sandbox import Sandbox
 from judgekit.ingest.models import Cut
@@ -183,11 +183,8 @@ def unseen_program(command: str, stderr: str, path_var: str) -> str | None:
     specific file the shell names wins: an interpreter, then the script, then the program
     (``bash: /x/agent.sh: Permission denied`` is about the script, not bash).
     """
-    words = first_command(command)
-    if not words:
-        return None
     order = {"interpreter": 0, "script": 1, "program": 2}
-    candidates = [(words[0] if one.role == "program" else str(one.path), one)
+    candidates = [(one.word or str(one.path), one)
                   for one in sorted(named_files(command, path_var), key=lambda n: order[n.role])]
     lines = stderr.splitlines()
     for said, one in candidates:

@@ -6,8 +6,8 @@ is an interpreter (:data:`INTERPRETERS`: a shell, ``python``, ``node``, ...), it
 the first of its arguments that is the absolute path of an existing file. Other arguments
 are data, not named here (``cat /home/me/notes`` shows nothing). A named file that is a
 script brings the interpreter of its ``#!`` line.
-Only the first simple command of a command line counts (up to ``;``, ``&&``, ``|``, ...):
-what the program itself runs later is its own business.
+Each simple command of a command line counts (``setup; python -m pytest`` names both
+programs); what a program itself runs later is its own business.
 
 What a named file needs in the sandbox (:func:`shown_for`): a file inside a virtualenv
 needs the virtualenv's directory and the base installation its ``pyvenv.cfg`` names
@@ -22,6 +22,8 @@ Example:
     ['bash', '/srv/agent.sh', '--fast']
     >>> first_command("echo 'unclosed")
     []
+    >>> [w[0] for w in simple_commands("A=1 make 2>/dev/null && env -u X /v/bin/python -m t | tee log")]
+    ['make', '/v/bin/python', 'tee']
 """
 
 from __future__ import annotations
@@ -50,21 +52,44 @@ _OPTION_ARGS = {"env": ("-u", "--unset", "-C", "--chdir"), "nice": ("-n", "--adj
 """A wrapper's options that take the next word as their value."""
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*")
 _OPERATORS = set(";&|()<>")
+_CONTROL = set(";&|()")
 
 
 def first_command(command: str) -> list[str]:
     """The words of the first simple command of ``command``, from its program on
     (``[]`` when it cannot be split as the shell would)."""
+    found = simple_commands(command)
+    return found[0] if found else []
+
+
+def simple_commands(command: str) -> list[list[str]]:
+    """The words of each simple command of ``command`` (split at ``;``, ``&``, ``&&``,
+    ``||``, ``|`` and parentheses), each from its program on and up to its first
+    redirection; ``[]`` when the line cannot be split as the shell would."""
     lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
+    out: list[list[str]] = []
     words: list[str] = []
+    redirected = False
     try:
         for word in lexer:
             if word and set(word) <= _OPERATORS:
-                break  # ;, &&, |, a redirection: the first simple command ends
-            words.append(word)
+                if set(word) <= _CONTROL:  # the simple command ends
+                    out.append(words)
+                    words, redirected = [], False
+                else:  # a redirection: the command's words end here
+                    redirected = True
+                continue
+            if not redirected:
+                words.append(word)
     except ValueError:
         return []
+    out.append(words)
+    return [w for w in map(_program_on, out) if w]
+
+
+def _program_on(words: list[str]) -> list[str]:
+    """A simple command's words from its program on: assignments and wrappers left out."""
     while words and _ASSIGNMENT.fullmatch(words[0]):
         words = words[1:]
     while words and words[0] in WRAPPERS:
@@ -106,6 +131,8 @@ class Named:
 
     path: Path
     role: Role
+    #: the word the command line names it by (a program's bare name, as the shell says it)
+    word: str = ""
 
     @property
     def runs(self) -> bool:
@@ -114,19 +141,19 @@ class Named:
 
 
 def named_files(command: str, path_var: str) -> tuple[Named, ...]:
-    """The existing host files ``command`` names, in this order: its program, its script
-    when the program is an interpreter, and the ``#!`` interpreters of both."""
-    words = first_command(command)
-    if not words:
-        return ()
+    """The existing host files ``command`` names, in this order: each simple command's
+    program and its script when the program is an interpreter, then the ``#!``
+    interpreters of these."""
     found: list[Named] = []
-    program = program_path(words[0], path_var)
-    if program is not None and os.path.isfile(program):
-        found.append(Named(Path(os.path.normpath(program)), "program"))
-    if INTERPRETERS.fullmatch(os.path.basename(words[0])):
-        script = next((w for w in words[1:] if os.path.isabs(w) and os.path.isfile(w)), None)
-        if script is not None:
-            found.append(Named(Path(os.path.normpath(script)), "script"))
+    for words in simple_commands(command):
+        program = program_path(words[0], path_var)
+        if program is not None and os.path.isfile(program):
+            found.append(Named(Path(os.path.normpath(program)), "program", words[0]))
+        if INTERPRETERS.fullmatch(os.path.basename(words[0])):
+            script = next((w for w in words[1:] if os.path.isabs(w) and os.path.isfile(w)),
+                          None)
+            if script is not None:
+                found.append(Named(Path(os.path.normpath(script)), "script"))
     for one in list(found):
         shebang = interpreter(one.path)
         if shebang is not None and os.path.isfile(shebang):

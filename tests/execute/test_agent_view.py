@@ -118,7 +118,10 @@ def test_toolchains_on_path_are_found_and_credentials_are_not(
     suite = write_suite(tmp_path / "s.yaml", project, setup_command=probe,
                         test_command=f"{probe}; {TEST_CMD}")
     env = {"HOME": str(home), "PATH": path}
-    (plain,) = run(suite, tmp_path, f"{probe}; {FIX_AGENT}", "--keep-workspaces", env=env)
+    # the agent looks for the CLI without naming it as its program (what a command line
+    # names is shown to it: see test_named_files)
+    looks = probe.replace("agent-cli ||", "sh -c agent-cli 2>/dev/null ||")
+    (plain,) = run(suite, tmp_path, f"{looks}; {FIX_AGENT}", "--keep-workspaces", env=env)
     agent_said = plain["metadata"]["agent_stdout"]
     assert "RUNTIME-OK" in agent_said and "NO-CLI" in agent_said and "CLI-OK" not in agent_said
     setup_said = (Path(plain["metadata"]["workspace"]) / "logs" / "setup.stdout").read_text()
@@ -126,7 +129,7 @@ def test_toolchains_on_path_are_found_and_credentials_are_not(
     for said in (setup_said, plain["test"]["output"]):
         assert "RUNTIME-OK" in said and "CLI-OK 3" in said, said
     assert "2 passed" in plain["test"]["output"]
-    (bound,) = run(suite, tmp_path / "bound", probe, "--agent-bind", venv, env=env)
+    (bound,) = run(suite, tmp_path / "bound", looks, "--agent-bind", venv, env=env)
     assert "CLI-OK 3" in bound["metadata"]["agent_stdout"]
     for result in (plain, bound):
         everything = json.dumps(result)

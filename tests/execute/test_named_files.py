@@ -91,6 +91,44 @@ def test_run_by_root_a_named_file_in_a_closed_directory_is_bound_alone() -> None
     assert argv.count(str(script)) == 2
 
 
+def test_every_simple_command_of_a_line_names_its_program(tmp_path: Path) -> None:
+    """``setup; /venv/bin/python -m pytest`` names the virtualenv's interpreter too: a test
+    command's second command is as much the command as its first."""
+    venv = make_venv(tmp_path / "venv")
+    line = f"echo start 2>/dev/null && A=1 {venv}/bin/python -m pytest -q | tee log; (true)"
+    named = [(n.role, n.path, n.word) for n in named_files(line, "/usr/bin:/bin")]
+    assert ("program", venv / "bin" / "python", f"{venv}/bin/python") in named
+    assert [n for _, n, _ in named][:1] == [Path(shutil.which("echo", path="/usr/bin:/bin"))]
+    assert (venv, venv) in shown_for(line, "/usr/bin:/bin", homes=())
+    # a word after a redirection is its target, not a program
+    assert all(n.path.name != "out" for n in named_files(f"true > {tmp_path}/out", "/bin"))
+
+
+@needs_bwrap
+def test_run_by_root_a_virtualenv_the_second_command_names_in_a_closed_directory_runs(
+        project: Project, tmp_path: Path) -> None:
+    """A test command whose second command is a virtualenv's interpreter, the virtualenv
+    in a directory only root may enter (outside /tmp and the homes): the sandbox's user
+    runs it."""
+    if os.geteuid() != 0:
+        pytest.skip("the sandbox drops to an unprivileged user only when run by root")
+    if not os.access("/var/tmp", os.W_OK):
+        pytest.skip("needs a writable /var/tmp, outside the sandbox's private /tmp")
+    private = Path(tempfile.mkdtemp(dir="/var/tmp"))  # only its owner may enter it
+    try:
+        venv = make_venv(private / "venv")
+        test = f"true; {venv}/bin/python -c 'print(\"VENV-RAN\")'"
+        suite = write_suite(tmp_path / "s.yaml", project, test_command=test)
+        out = tmp_path / "run.json"
+        proc = judgekit("run", suite, "--agent", FIX_AGENT, "--out", out, "--mirror-dir",
+                        tmp_path / "m")
+        assert proc.returncode == 0, proc.stderr
+        (result,) = json.loads(out.read_text())["results"]
+        assert "VENV-RAN" in result["test"]["output"], result["test"]["output"]
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+
+
 def test_a_script_root_s_commands_may_not_read_is_named_before_anything_runs(
         private: Path, project: Project, tmp_path: Path) -> None:
     script = private / "agent.sh"
