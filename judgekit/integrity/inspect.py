@@ -176,20 +176,25 @@ def inspect(patch: str | None, transcript: Transcript | None, facts: TaskFacts,
             facts = replace(facts, test_command=runs)
     edits: list[Change] = []
     if transcript is not None and (calls.others or calls.writes):
+        scripts = test_scripts(facts)
+
         def matters(change: Change) -> bool:
-            return _may_matter(change, facts)
+            return _may_matter(change, facts, scripts)
 
         # a shell command's edits are asked before they are copied (most do not matter)
         edits = [c for c in call_edits(transcript.tool_calls, calls.others, calls.writes,
                                        lambda at, text: shell_edits(at, text, matters))
                  if matters(c)]
-    if special_candidates(changes, facts) or special_candidates(edits, facts):
+    if (changes and special_candidates(changes, facts)) or (
+            edits and special_candidates(edits, facts)):
         facts = replace(facts, test_lines=_test_lines(fix, facts, transcript))
     elif facts.test_lines:
         facts = replace(facts, test_lines=())
+    # with no change to read and no command or page that may matter, no check has a word
     found = run_checks(Inputs(patch=changes, tool_urls=calls.urls, facts=facts,
                               has_transcript=transcript is not None,
-                              by_check=(calls.shim, calls.peek, calls.fetch)))
+                              by_check=(calls.shim, calls.peek, calls.fetch))) if (
+        changes or calls.shim or calls.peek or calls.fetch or calls.urls) else []
     if edits:  # the tool calls' own edits, for what the patch does not already show
         from_patch = {f.kind for f in found}
         found += [f for f in run_checks(Inputs(edits=edits, facts=facts, by_check=([], [], [])))
@@ -198,12 +203,12 @@ def inspect(patch: str | None, transcript: Transcript | None, facts: TaskFacts,
     return Seen(found, [] if has else list(TRANSCRIPT_CHECKS))
 
 
-def _may_matter(change: Change, facts: TaskFacts) -> bool:
+def _may_matter(change: Change, facts: TaskFacts, scripts: frozenset[str]) -> bool:
     """Whether a check can find anything in a tool call's edit: one of the task's tests,
-    a file that says how tests run, or source that adds a branch on a comparison (the
-    others are left out before the checks run)."""
+    a file that says how tests run (``scripts``: the test command's), or source that adds
+    a branch on a comparison (the others are left out before the checks run)."""
     return (is_task_test(change.path, facts)
-            or is_runner_file(change.path, test_scripts(facts))
+            or is_runner_file(change.path, scripts)
             or (not change.deleted and special_candidates([change], facts)))
 
 
