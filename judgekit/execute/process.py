@@ -158,8 +158,9 @@ def _marked(mark: str) -> list[int]:
     return found
 
 
-def _kill_marked(mark: str, sig: int) -> None:
-    for pid in _marked(mark):
+def _kill_marked(mark: str, sig: int, pids: list[int] | None = None) -> None:
+    """Send ``sig`` to the processes carrying ``mark`` (``pids``, when found already)."""
+    for pid in _marked(mark) if pids is None else pids:
         try:
             os.kill(pid, sig)
         except (ProcessLookupError, PermissionError):
@@ -177,11 +178,7 @@ def _kill_marked_until_gone(mark: str) -> None:
     process's environment reads empty, so zombies are not waited for."""
     deadline = time.monotonic() + REAP_S
     while (left := _marked(mark)) and time.monotonic() < deadline:
-        for pid in left:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        _kill_marked(mark, signal.SIGKILL, left)
         time.sleep(0.01)
 
 
