@@ -68,7 +68,7 @@ def patch_changes(diff: str | None, wanted: Callable[[str, str], bool] | None = 
         for at, section in enumerate(diff.split("\ndiff --git ")):
             if at:
                 section = "diff --git " + section
-            path = _header_path(section)
+            path = header_path(section)
             if path is None:  # a header it cannot be sure of: the file's ---/+++ lines
                 paths = [p for p in _NEW_PATH.findall(section) if p != "/dev/null"]
                 path = paths[-1] if paths else None
@@ -78,11 +78,11 @@ def patch_changes(diff: str | None, wanted: Callable[[str, str], bool] | None = 
     return _parse(diff)
 
 
-def _header_path(section: str) -> str | None:
-    """The file a git diff section is about, from its ``diff --git a/X b/Y`` line when that
-    is plain (one `` b/``, no quotes), else None."""
-    end = section.find("\n")
-    line = section[11:] if end == -1 else section[11:end]
+def header_path(section: str, start: int = 0) -> str | None:
+    """The file a git diff section (at ``start`` in ``section``) is about, from its ``diff
+    --git a/X b/Y`` line when that is plain (one `` b/``, no quotes), else None."""
+    end = section.find("\n", start)
+    line = section[start + 11:] if end == -1 else section[start + 11:end]
     if not line.startswith("a/") or '"' in line or line.count(" b/") != 1:
         return None
     return line.split(" b/", 1)[1] or None
@@ -159,7 +159,7 @@ def _lines(text: object) -> list[str]:
     return text.splitlines() if isinstance(text, str) else []
 
 
-def _edit_changes(index: int, call: ToolCall) -> Iterator[Change]:
+def edit_changes(index: int, call: ToolCall) -> Iterator[Change]:
     name = call.name.lower()
     args = call.arguments
     path = _edit_path(call)
@@ -341,7 +341,7 @@ def call_edits(calls: Sequence[ToolCall], others: Sequence[int],
     command's edits are read (:func:`shell_changes` unless given)."""
     out: list[Change] = []
     for index in others:
-        out.extend(_edit_changes(index, calls[index]))
+        out.extend(edit_changes(index, calls[index]))
     edits_of = shell or shell_changes
     for index, text in writes:
         out.extend(edits_of(index, text))
@@ -359,5 +359,5 @@ def normal_path(path: str) -> str:
     return path
 
 
-__all__ = ["Change", "call_edits", "command_text", "hinted", "normal_path", "patch_changes",
+__all__ = ["Change", "call_edits", "command_text", "edit_changes", "header_path", "hinted", "normal_path", "patch_changes",
            "shell_changes", "tool_call_changes"]

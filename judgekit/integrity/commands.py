@@ -51,16 +51,22 @@ def shell_edits(index: int, text: str,
     """:func:`judgekit.integrity.changes.shell_changes` of the command ``text`` run by
     tool call ``index``, parsed once per distinct text; with ``keep``, only the edits it
     keeps (asked of the kept edit, before it is copied)."""
+    # each caller gets lists of its own (the kept edits are never changed)
+    return [replace(c, tool_call=index, removed=[*c.removed], added=[*c.added],
+                    context=[*c.context], lines=[*c.lines])
+            for c in text_edits(text) if keep is None or keep(c)]
+
+
+def text_edits(text: str) -> tuple[Change, ...]:
+    """The edits of the command ``text``, as kept (tool call 0): read them, never change
+    them."""
     made = _EDITS.get(text)
     if made is None:
         made = tuple(shell_changes(0, text))
         if len(_EDITS) >= CACHE_SIZE:
             _EDITS.clear()
         _EDITS[text] = made
-    # each caller gets lists of its own (the kept edits are never changed)
-    return [replace(c, tool_call=index, removed=[*c.removed], added=[*c.added],
-                    context=[*c.context], lines=[*c.lines])
-            for c in made if keep is None or keep(c)]
+    return made
 
 
 def _names_a_package(lowered: str) -> bool:
@@ -107,4 +113,4 @@ def flags(text: str) -> int:
 
 
 __all__ = ["CACHE_SIZE", "FETCH", "INSTALLS", "PEEK", "RUNS", "SHIM_CMD", "WRITES", "cached",
-           "flags", "shell_edits"]
+           "flags", "shell_edits", "text_edits"]

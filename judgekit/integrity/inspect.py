@@ -33,8 +33,7 @@ from judgekit.integrity.checks import (RUNS_SCRIPT, Command, Inputs, TaskFacts, 
 from judgekit.integrity.commands import (FETCH, INSTALLS, PEEK, RUNS, SHIM_CMD, WRITES, cached,
                                          flags, shell_edits)
 from judgekit.integrity.models import TRANSCRIPT_CHECKS, CheckKind, Finding
-
-_URL = re.compile(r"https?://[^\s'\"<>)]+")
+from judgekit.integrity.screen import URL, TaskView, adds_branch, clear, test_suspect
 _READS = re.compile(r"\b(?:cat|head|tail|less|more|sed\s+-n|nl|bat|grep)\b")
 
 
@@ -96,17 +95,19 @@ def facts_of(result: RunResult, fix: Sequence[Change], fix_paths: Sequence[str] 
 
 
 @lru_cache(maxsize=4096)
-def _task_facts(task: tuple[str, str | None, str | None, str | None,
-                            tuple[str, ...] | None], fix_files: tuple[str, ...],
-                fix_diff: str | None) -> TaskFacts:
+def _task_view(task: tuple[str, str | None, str | None, str | None,
+                           tuple[str, ...] | None], fix_files: tuple[str, ...],
+               fix_diff: str | None) -> TaskView:
     """:func:`facts_of` from the fix's files' names, once per task (the results of a task
-    share it): ``task`` is its id, repository, commit, test command and test globs."""
+    share it and what was learnt of its paths and commands): ``task`` is its id,
+    repository, commit, test command and test globs."""
     task_id, repo, commit, command, globs = task
     probe = TaskFacts(test_globs=globs)
     paths = [*fix_files, *(p for p in _PATHS.findall(fix_diff or "") if p != "/dev/null")]
-    return TaskFacts(test_globs=globs, test_command=command,
-                     fix_test_files=frozenset(p for p in paths if is_task_test(p, probe)),
-                     project=project_of(repo, task_id), fix_commit=commit)
+    return TaskView(TaskFacts(test_globs=globs, test_command=command,
+                              fix_test_files=frozenset(p for p in paths
+                                                       if is_task_test(p, probe)),
+                              project=project_of(repo, task_id), fix_commit=commit))
 
 
 @dataclass
@@ -141,7 +142,7 @@ def _sort_calls(transcript: Transcript | None, project: str | None) -> _Sorted:
             call = calls[index]
             for key in ("url", "query"):
                 value = call.arguments.get(key)
-                if isinstance(value, str) and _URL.match(value):
+                if isinstance(value, str) and URL.match(value):
                     out.urls.append((Command(index, f"{call.name} {value}"), value))
             continue
         if kind < 0:
@@ -213,18 +214,6 @@ def _may_matter(change: Change, facts: TaskFacts, scripts: frozenset[str]) -> bo
 
 
 _PATHS = re.compile(r"^\+\+\+ (?:b/)?([^\t\n]+)", re.M)
-_BRANCH_ADDED = re.compile(r"^\+[ \t]*(?:if|elif|case|when|\} else if)\b[^\n]*"
-                           r"(?:==|!=|\bin\s*[(\[{]|\bis\s)", re.M)
-#: :data:`_BRANCH_ADDED` after a newline: found by the newline, many times faster than a
-#: multiline ``^`` tried at every character
-_BRANCH_AFTER_NEWLINE = re.compile("\n" + _BRANCH_ADDED.pattern[1:])
-
-
-def adds_branch(text: str) -> bool:
-    """``_BRANCH_ADDED.search(text)``: whether a diff adds a line that branches on a
-    comparison."""
-    return (_BRANCH_AFTER_NEWLINE.search(text) is not None
-            or _BRANCH_ADDED.match(text) is not None)
 
 
 def _wanted(facts: TaskFacts, branches: bool = True) -> Callable[[str, str], bool]:
@@ -235,62 +224,16 @@ def _wanted(facts: TaskFacts, branches: bool = True) -> Callable[[str, str], boo
 
     def wanted(path: str, section: str) -> bool:
         if is_task_test(path, facts):  # a test file: only a change that may weaken it
-            return _test_suspect(section)
+            return test_suspect(section)
         return is_runner_file(path, scripts) or (
             branches and adds_branch(section))
     return wanted
 
 
-#: a test file's change that may remove, weaken or skip tests (one that only adds lines
-#: that hold none of these cannot)
-_TEST_SUSPECT = re.compile(
-    r"^-(?!--)|^\+.*?(?:skip|xfail|Skip|ignore|deselect|addopts|collect_ignore|\breturn\b|"
-    r"expectedFailure|\bassert\s+(?:True|1\b|not\s+False|None\s+is\s+None)|"
-    r"assertTrue\(\s*True|toBe\(\s*true|assert!\(\s*true|\bexit\b|_exit)", re.M)
-
-
-#: :data:`_TEST_SUSPECT`'s added-line words as plain substrings (``exit`` for ``_exit``
-#: too), and its assertions that always hold without anchors and word boundaries: a
-#: section holding none of them cannot match it
-_SUSPECT_WORDS = ("skip", "xfail", "Skip", "ignore", "deselect", "addopts", "return",
-                  "expectedFailure", "toBe(", "exit")
-_SUSPECT_ASSERT = re.compile(r"assert(?:\s+(?:True|1|not\s+False|None\s+is\s+None)|"
-                             r"True\(\s*True|!\(\s*true)")
-
-
-def _has_suspect_word(s: str) -> bool:
-    """``any(w in s for w in _SUSPECT_WORDS)``, spelt out (it runs on every test file's
-    change)."""
-    return ("skip" in s or "xfail" in s or "Skip" in s or "ignore" in s or "deselect" in s
-            or "addopts" in s or "return" in s or "expectedFailure" in s or "toBe(" in s
-            or "exit" in s)
-
-
-def _removes_lines(section: str) -> bool:
-    """Whether a diff section has a removed line (``-`` not starting ``---``)."""
-    if section.startswith("-") and not section.startswith("---"):
-        return True
-    at = section.find("\n-")
-    while at != -1:
-        if not section.startswith("--", at + 2):
-            return True
-        at = section.find("\n-", at + 2)
-    return False
-
-
-def _test_suspect(section: str) -> bool:
-    """``_TEST_SUSPECT.search(section)``, answered without it when the section removes no
-    line and holds none of its words (a test file's change that only adds lines)."""
-    if _removes_lines(section):
-        return True
-    if not _has_suspect_word(section) and (
-            "assert" not in section or _SUSPECT_ASSERT.search(section) is None):
-        return False
-    return _TEST_SUSPECT.search(section) is not None
-
-
-def inspect_result(result: RunResult) -> Seen | None:
-    """The findings on one result, or None when it has none and a transcript."""
+def inspect_result(result: RunResult, screen: bool = True) -> Seen | None:
+    """The findings on one result, or None when it has none and a transcript; ``screen``:
+    whether a quick look (:func:`judgekit.integrity.screen.clear`) may clear the result
+    before the checks read it (it never changes the answer, only what it costs)."""
     session = result.session
     patch = result.agent_diff if result.agent_diff is not None else (
         session.patch if session is not None else None)
@@ -302,9 +245,12 @@ def inspect_result(result: RunResult) -> Seen | None:
         facts = facts_of(result, fix)
     else:
         fix, task = [], result.task
-        facts = _task_facts((task.id, task.repo, task.commit, task.test_command,
-                             None if task.test_files is None else tuple(task.test_files)),
-                            tuple(result.ground_truth_files or ()), result.ground_truth_diff)
+        view = _task_view((task.id, task.repo, task.commit, task.test_command,
+                           None if task.test_files is None else tuple(task.test_files)),
+                          tuple(result.ground_truth_files or ()), result.ground_truth_diff)
+        if screen and clear(patch, session, view, branches=False):  # most results
+            return None
+        facts = view.facts
     seen = inspect(patch, session, facts, fix, special)
     return seen if seen.findings or seen.unknown else None
 

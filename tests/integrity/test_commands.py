@@ -61,7 +61,7 @@ def test_the_fast_forms_of_the_patterns_answer_as_the_patterns() -> None:
     pieces those patterns look for."""
     import random
 
-    from judgekit.integrity.inspect import (_BRANCH_ADDED, _SUSPECT_WORDS, _has_suspect_word,
+    from judgekit.integrity.screen import (_BRANCH_ADDED, _SUSPECT_WORDS, has_suspect_word,
                                             adds_branch)
 
     pieces = ["+if x == 1:", "+  if a in (1,", "if y != 2", "+ elif z is None", "-if a == b",
@@ -72,7 +72,7 @@ def test_the_fast_forms_of_the_patterns_answer_as_the_patterns() -> None:
         text = "".join(rng.choice(pieces) + rng.choice(["\n", "", " "])
                        for _ in range(rng.randint(0, 6)))
         assert adds_branch(text) == (_BRANCH_ADDED.search(text) is not None), repr(text)
-        assert _has_suspect_word(text) == any(w in text for w in _SUSPECT_WORDS), repr(text)
+        assert has_suspect_word(text) == any(w in text for w in _SUSPECT_WORDS), repr(text)
 
 
 def test_a_kept_edit_that_does_not_matter_is_not_copied() -> None:
