@@ -28,8 +28,7 @@ Example:
 from __future__ import annotations
 
 import re
-from itertools import compress, repeat
-from typing import Any
+from itertools import compress
 
 from judgekit.ingest.transcripts.model import ToolCall, Transcript
 from judgekit.integrity.changes import Change, edit_changes, header_path
@@ -179,14 +178,14 @@ def _calls_clear(transcript: Transcript, view: TaskView) -> bool:
     known, a test script run), and no other tool fetched a page or made an edit that
     matters."""
     calls: list[ToolCall] = transcript.tool_calls
-    texts: list[Any] = [call.arguments.get("command") for call in calls]
+    known = cached.get  # each command's kept flags, -1 for one not seen yet (or no command)
     try:
-        kinds: list[int] = list(map(cached.get, texts, repeat(-1)))
+        kinds: list[int] = [known(call.arguments.get("command"), -1) for call in calls]
     except TypeError:  # a command that is not text (a list of words, say)
         return False
     allowed = WRITES | RUNS if view.facts.test_command else WRITES
-    for index in compress(range(len(kinds)), kinds):
-        kind, text = kinds[index], texts[index]
+    for index in compress(range(len(kinds)), kinds):  # the few calls that may matter
+        kind, text = kinds[index], calls[index].arguments.get("command")
         if text.__class__ is not str:
             if not _other_clear(index, calls[index], view):
                 return False
