@@ -28,7 +28,9 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from itertools import compress
+from typing import cast
 
 from judgekit.ingest.transcripts.model import ToolCall, Transcript
 from judgekit.integrity.changes import Change, edit_changes, header_path
@@ -178,7 +180,8 @@ def _calls_clear(transcript: Transcript, view: TaskView) -> bool:
     known, a test script run), and no other tool fetched a page or made an edit that
     matters."""
     calls: list[ToolCall] = transcript.tool_calls
-    known = cached.get  # each command's kept flags, -1 for one not seen yet (or no command)
+    # each command's kept flags: -1 for one not seen yet, or for a call with no command
+    known = cast("Callable[[object, int], int]", cached.get)
     try:
         kinds: list[int] = [known(call.arguments.get("command"), -1) for call in calls]
     except TypeError:  # a command that is not text (a list of words, say)
@@ -186,7 +189,7 @@ def _calls_clear(transcript: Transcript, view: TaskView) -> bool:
     allowed = WRITES | RUNS if view.facts.test_command else WRITES
     for index in compress(range(len(kinds)), kinds):  # the few calls that may matter
         kind, text = kinds[index], calls[index].arguments.get("command")
-        if text.__class__ is not str:
+        if not isinstance(text, str):
             if not _other_clear(index, calls[index], view):
                 return False
             continue
