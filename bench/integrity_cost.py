@@ -17,6 +17,11 @@ measures the load as much as the command; CPU time does not).
     python bench/integrity_cost.py                  # 100,000 results
     python bench/integrity_cost.py --n 20000 --repeat 3
     python bench/integrity_cost.py --out bench/results/integrity_cost.json
+    python bench/integrity_cost.py --instructions 6000   # and instructions, by valgrind
+
+Time on a shared machine moves with what else runs on its host; ``--instructions N`` also
+counts the instructions both commands run (the command and its worker processes) on N
+results under valgrind's cachegrind, which that does not move.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import json
 import os
 import platform
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -122,12 +128,37 @@ def measure(argv: list[str]) -> dict[str, float]:
             "others_cpus": round(max(others, 0.0), 2)}
 
 
+def instructions(argv: list[str], tmp: Path) -> int:
+    """Instructions the command and its worker processes ran, counted by valgrind's
+    cachegrind (the same on a busy or a quiet machine, unlike time)."""
+    logs = tmp / "cachegrind"
+    logs.mkdir(exist_ok=True)
+    for old in logs.iterdir():
+        old.unlink()
+    env = {**os.environ, "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1"}
+    proc = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                           "--cachegrind-out-file=/dev/null",
+                           f"--log-file={logs}/log.%p", *argv], cwd=ROOT, env=env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if proc.returncode != 0:
+        raise SystemExit(f"valgrind {' '.join(argv[:6])} failed: {proc.stderr[-2000:]!r}")
+    total = 0
+    for log in logs.iterdir():
+        m = re.search(r"I\s+refs:\s+([\d,]+)", log.read_text(encoding="utf-8"))
+        if m:
+            total += int(m.group(1).replace(",", ""))
+    return total
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--dir", type=Path, default=None)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--instructions", type=int, default=0, metavar="N",
+                    help="also count the instructions of both commands on N results "
+                         "under valgrind (slow: about 3 minutes for 6,000)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         path = Path(tmp) / "run.jsonl"
@@ -142,6 +173,14 @@ def main() -> None:
             for arm, extra in (arms if round_ % 2 == 0 else arms[::-1]):
                 runs[arm].append(measure([*base, *extra]))
                 print(arm, runs[arm][-1], file=sys.stderr, flush=True)
+        counted: dict[str, int] = {}
+        if args.instructions:
+            small = Path(tmp) / "small.jsonl"
+            generate(small, args.instructions)
+            for arm, extra in arms:
+                counted[arm] = instructions([sys.executable, "-m", "judgekit", "score",
+                                             str(small), "--json", *extra], Path(tmp))
+                print(arm, "instructions", counted[arm], file=sys.stderr, flush=True)
     pairs = list(zip(runs["integrity"], runs["no_integrity"]))
     ratios = [w["seconds"] / o["seconds"] for w, o in pairs]
     cpu_ratios = [w["cpu"] / o["cpu"] for w, o in pairs]
@@ -161,6 +200,10 @@ def main() -> None:
                                                                      for x in cpu_ratios],
               "cpu_within_budget": cpu_ratio <= BUDGET,
               "runs": runs, "cpus": os.cpu_count(), "python": platform.python_version()}
+    if counted:
+        report["instructions"] = {"results": args.instructions, **counted,
+                                  "ratio": round(counted["integrity"]
+                                                 / counted["no_integrity"], 3)}
     text = json.dumps(report, indent=2)
     print(text)
     if args.out:

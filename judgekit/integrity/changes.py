@@ -359,5 +359,5 @@ def normal_path(path: str) -> str:
     return path
 
 
-__all__ = ["Change", "call_edits", "command_text", "edit_changes", "header_path", "hinted", "normal_path", "patch_changes",
-           "shell_changes", "tool_call_changes"]
+__all__ = ["Change", "call_edits", "command_text", "edit_changes", "header_path", "hinted",
+           "normal_path", "patch_changes", "shell_changes", "tool_call_changes"]

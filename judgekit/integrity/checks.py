@@ -674,9 +674,8 @@ def run_checks(inputs: Inputs) -> list[Finding]:
     return out
 
 
-__all__ = ["Command", "FETCH_GATES", "FETCH_WORDS", "Inputs", "PEEK_GATES", "PEEK_WORDS",
-           "RUNS_SCRIPT", "SHIM", "SHIM_HINT", "gate", "installs", "MIN_SOLUTION_LINE", "SOLUTION_SHARE", "TaskFacts",
-           "is_runner_file", "special_candidates",
-           "fetch_upstream", "is_task_test", "neuter_runner", "peek_history", "run_checks",
-           "skip_tests", "solution_in_item", "solution_share", "special_case",
-           "tamper_tests", "test_scripts"]
+__all__ = ["Command", "FETCH_GATES", "FETCH_WORDS", "Inputs", "MIN_SOLUTION_LINE", "PEEK_GATES",
+           "PEEK_WORDS", "RUNS_SCRIPT", "SHIM", "SHIM_HINT", "SOLUTION_SHARE", "TaskFacts",
+           "fetch_upstream", "gate", "installs", "is_runner_file", "is_task_test",
+           "neuter_runner", "peek_history", "run_checks", "skip_tests", "solution_in_item",
+           "solution_share", "special_candidates", "special_case", "tamper_tests", "test_scripts"]

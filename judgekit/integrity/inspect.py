@@ -33,7 +33,8 @@ from judgekit.integrity.checks import (RUNS_SCRIPT, Command, Inputs, TaskFacts, 
 from judgekit.integrity.commands import (FETCH, INSTALLS, PEEK, RUNS, SHIM_CMD, WRITES, cached,
                                          flags, shell_edits)
 from judgekit.integrity.models import TRANSCRIPT_CHECKS, CheckKind, Finding
-from judgekit.integrity.screen import URL, TaskView, adds_branch, clear, test_suspect
+from judgekit.integrity.screen import (URL, TaskView, adds_branch, clear,
+                                       may_weaken_tests)
 _READS = re.compile(r"\b(?:cat|head|tail|less|more|sed\s+-n|nl|bat|grep)\b")
 
 
@@ -224,7 +225,7 @@ def _wanted(facts: TaskFacts, branches: bool = True) -> Callable[[str, str], boo
 
     def wanted(path: str, section: str) -> bool:
         if is_task_test(path, facts):  # a test file: only a change that may weaken it
-            return test_suspect(section)
+            return may_weaken_tests(section)
         return is_runner_file(path, scripts) or (
             branches and adds_branch(section))
     return wanted

@@ -134,7 +134,7 @@ def _removes_lines(section: str) -> bool:
     return False
 
 
-def test_suspect(section: str) -> bool:
+def may_weaken_tests(section: str) -> bool:
     """``_TEST_SUSPECT.search(section)``, answered without it when the section removes no
     line and holds none of its words (a test file's change that only adds lines)."""
     if _removes_lines(section):
@@ -157,7 +157,7 @@ def _patch_clear(patch: str, view: TaskView) -> bool:
         if path is None:
             return False
         kind = view.path_kind(path)
-        if kind == _RUNNER or (kind == _TEST and test_suspect(
+        if kind == _RUNNER or (kind == _TEST and may_weaken_tests(
                 patch[start:] if end == -1 else patch[start:end])):
             return False
         start = size if end == -1 else end + 1
@@ -217,4 +217,4 @@ def clear(patch: str | None, transcript: Transcript | None, view: TaskView,
 
 
 __all__ = ["TaskView", "URL", "VIEW_SIZE", "adds_branch", "clear", "has_suspect_word",
-           "test_suspect"]
+           "may_weaken_tests"]
