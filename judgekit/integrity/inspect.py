@@ -178,11 +178,7 @@ def inspect(patch: str | None, transcript: Transcript | None, facts: TaskFacts,
             facts = replace(facts, test_command=runs)
     edits: list[Change] = []
     if transcript is not None and (calls.others or calls.writes):
-        scripts = test_scripts(facts)
-
-        def matters(change: Change) -> bool:
-            return _may_matter(change, facts, scripts)
-
+        matters = TaskView(facts).matters
         # a shell command's edits are asked before they are copied (most do not matter)
         edits = [c for c in call_edits(transcript.tool_calls, calls.others, calls.writes,
                                        lambda at, text: shell_edits(at, text, matters))
@@ -203,15 +199,6 @@ def inspect(patch: str | None, transcript: Transcript | None, facts: TaskFacts,
                   if f.kind not in from_patch]
     has = transcript is not None and transcript.format != "raw"
     return Seen(found, [] if has else list(TRANSCRIPT_CHECKS))
-
-
-def _may_matter(change: Change, facts: TaskFacts, scripts: frozenset[str]) -> bool:
-    """Whether a check can find anything in a tool call's edit: one of the task's tests,
-    a file that says how tests run (``scripts``: the test command's), or source that adds
-    a branch on a comparison (the others are left out before the checks run)."""
-    return (is_task_test(change.path, facts)
-            or is_runner_file(change.path, scripts)
-            or (not change.deleted and special_candidates([change], facts)))
 
 
 _PATHS = re.compile(r"^\+\+\+ (?:b/)?([^\t\n]+)", re.M)
