@@ -96,15 +96,15 @@ def _answer(seen: Any) -> Any:
 
 def test_the_quick_look_never_changes_an_answer() -> None:
     rng = random.Random(5)
-    cleared = flagged = 0
+    quiet = flagged = 0
     for _ in range(3000):
         result = _result(rng)
         screened, full = inspect_result(result), inspect_result(result, screen=False)
         assert _answer(screened) == _answer(full), result.model_dump_json()
         flagged += full is not None and bool(full.findings)
-        cleared += full is None
+        quiet += full is None  # nothing found, nothing unknown
     # both kinds are common in the corpus, so each side of the look is exercised
-    assert cleared > 300 and flagged > 1000, (cleared, flagged)
+    assert quiet > 300 and flagged > 1000, (quiet, flagged)
 
 
 def test_an_honest_attempt_is_cleared_and_each_cheat_is_not() -> None:
