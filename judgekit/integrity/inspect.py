@@ -33,8 +33,8 @@ from judgekit.integrity.checks import (RUNS_SCRIPT, Command, Inputs, TaskFacts, 
 from judgekit.integrity.commands import (FETCH, INSTALLS, PEEK, RUNS, SHIM_CMD, WRITES, cached,
                                          flags, shell_edits)
 from judgekit.integrity.models import TRANSCRIPT_CHECKS, CheckKind, Finding
-from judgekit.integrity.screen import (URL, TaskView, adds_branch, clear,
-                                       may_weaken_tests)
+from judgekit.integrity.screen import (TaskView, adds_branch, clear, may_weaken_tests,
+                                       web_addresses)
 _READS = re.compile(r"\b(?:cat|head|tail|less|more|sed\s+-n|nl|bat|grep)\b")
 
 
@@ -141,10 +141,8 @@ def _sort_calls(transcript: Transcript | None, project: str | None) -> _Sorted:
         if text.__class__ is not str:
             out.others.append(index)
             call = calls[index]
-            for key in ("url", "query"):
-                value = call.arguments.get(key)
-                if isinstance(value, str) and URL.match(value):
-                    out.urls.append((Command(index, f"{call.name} {value}"), value))
+            for value in web_addresses(call):
+                out.urls.append((Command(index, f"{call.name} {value}"), value))
             continue
         if kind < 0:
             kind = flags(text)

@@ -41,6 +41,12 @@ from judgekit.integrity.commands import RUNS, WRITES, cached, flags, text_edits
 #: a web tool's address (a tool call's ``url`` or ``query``)
 URL = re.compile(r"https?://[^\s'\"<>)]+")
 
+
+def web_addresses(call: ToolCall) -> list[str]:
+    """The addresses a web tool was given (its ``url`` or ``query``, when one is)."""
+    return [value for key in ("url", "query")
+            if isinstance(value := call.arguments.get(key), str) and URL.match(value)]
+
 _OTHER, _TEST, _RUNNER = 0, 1, 2
 #: entries a task's view keeps of paths and of commands; it starts again when full
 VIEW_SIZE = 4096
@@ -167,11 +173,8 @@ def _patch_clear(patch: str, view: TaskView) -> bool:
 def _other_clear(index: int, call: ToolCall, view: TaskView) -> bool:
     """Whether a tool call that is no shell command fetched no page and edited nothing
     that matters."""
-    for key in ("url", "query"):
-        value = call.arguments.get(key)
-        if isinstance(value, str) and URL.match(value):
-            return False
-    return not any(view.matters(c) for c in edit_changes(index, call))
+    return not web_addresses(call) and not any(view.matters(c)
+                                               for c in edit_changes(index, call))
 
 
 def _calls_clear(transcript: Transcript, view: TaskView) -> bool:
@@ -217,4 +220,4 @@ def clear(patch: str | None, transcript: Transcript | None, view: TaskView,
 
 
 __all__ = ["TaskView", "URL", "VIEW_SIZE", "adds_branch", "clear", "has_suspect_word",
-           "may_weaken_tests"]
+           "may_weaken_tests", "web_addresses"]
